@@ -1,0 +1,109 @@
+"""What cudalint knows about CUDA package names without the reference package set.
+
+Naming facts only: which names denote CUDA package sets, the runfile toolkit, CUDA packages, and
+what role a package plays (a tool for nativeBuildInputs, a library or headers for buildInputs, a
+setup hook). The per-release reference set replaces the name heuristics where it knows better.
+"""
+
+from __future__ import annotations
+
+import re
+
+PACKAGE_SET = re.compile(r"^cudaPackages(_\d+(_\d+)*)?$")
+RUNFILE_TOOLKIT = re.compile(r"^cudatoolkit(_\d+(_\d+)*)?$|^cudatoolkit-legacy-runfile$")
+
+TOOLS = frozenset(
+    {
+        "cuda_nvcc",
+        "cuda_cuobjdump",
+        "cuda_nvdisasm",
+        "cuda_nvprune",
+        "cuda_gdb",
+        "cuda_nsight",
+        "cuda_cuxxfilt",
+        "nsight_compute",
+        "nsight_systems",
+    }
+)
+
+# Setup hooks live in nixpkgs' top level; some were also reachable through cudaPackages.
+HOOKS = frozenset(
+    {
+        "autoAddDriverRunpath",
+        "autoAddCudaCompatRunpath",
+        "addDriverRunpath",
+        "autoFixElfFiles",
+        "markForCudatoolkitRootHook",
+        "setupCudaHook",
+        "autoAddOpenGLRunpathHook",
+        "autoAddCudaCompatRunpathHook",
+        "addOpenGLRunpath",
+    }
+)
+
+HEADER_ONLY = frozenset({"cuda_cccl", "cuda_profiler_api", "cccl"})
+
+_LIBRARY_NAME = re.compile(
+    r"^(cuda_[a-z0-9_]+|libcu[a-z0-9_]+|libnv[a-z0-9_]+|libnpp|cudnn(_\d+(_\d+)*)?|cutensor|"
+    r"libcutensor|libcusparse_lt|cusparselt|nccl|tensorrt(_\d+(_\d+)*)?|cudss|libcudss|libcufile|"
+    r"cudnn-frontend|nvidia_driver|cuda_compat|nvjpeg2000|libnvjpeg_2k)$"
+)
+
+# Members of the scope that are not packages: never suggest or flag them as packages.
+SCOPE_ATTRIBUTES = frozenset(
+    {
+        "flags",
+        "cudaFlags",
+        "backendStdenv",
+        "cudaAtLeast",
+        "cudaOlder",
+        "cudaVersion",
+        "cudaMajorVersion",
+        "cudaMajorMinorVersion",
+        "cudaMajorMinorPatchVersion",
+        "callPackage",
+        "newScope",
+        "overrideScope",
+        "overrideScope'",
+        "packages",
+        "pkgs",
+        "lib",
+        "fixups",
+        "buildRedist",
+        "manifests",
+        "nvccCompatibilities",
+        "gpus",
+        "cudaNamePrefix",
+        "cudaLib",
+        "cudaStdenv",
+        "tests",
+    }
+)
+
+
+def is_package_set_name(name: str | None) -> bool:
+    return name is not None and PACKAGE_SET.match(name) is not None
+
+
+def is_runfile_toolkit(name: str | None) -> bool:
+    return name is not None and RUNFILE_TOOLKIT.match(name) is not None
+
+
+def is_cuda_package(name: str | None) -> bool:
+    """A name that, brought into scope by `with`/formals, denotes a CUDA package."""
+    if name is None or name in SCOPE_ATTRIBUTES:
+        return False
+    return is_runfile_toolkit(name) or name in TOOLS or _LIBRARY_NAME.match(name) is not None
+
+
+def role(name: str) -> str:
+    """`tool`, `hook`, `headers`, `toolkit` or `library`."""
+    if name in TOOLS:
+        return "tool"
+    if name in HOOKS:
+        return "hook"
+    if name in HEADER_ONLY:
+        return "headers"
+    if is_runfile_toolkit(name):
+        return "toolkit"
+    return "library"

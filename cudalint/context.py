@@ -1,0 +1,50 @@
+"""What a rule's check receives: the file, its tree, the semantic view, and `report`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable
+
+from tree_sitter import Node, Tree
+
+from cudalint.model import Diagnostic, Fix, Rule, Severity
+from cudalint.semantic import Semantic
+from cudalint.source import SourceFile
+from cudalint.syntax import text
+
+if TYPE_CHECKING:
+    from cudalint.settings import LintSettings
+
+
+@dataclass
+class Context:
+    source: SourceFile
+    tree: Tree
+    semantic: Semantic
+    settings: "LintSettings"
+    rule: Rule | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def report(
+        self,
+        where: Node | tuple[int, int],
+        message: str,
+        *,
+        fixes: Iterable[Fix | None] = (),
+        severity: Severity | None = None,
+    ) -> None:
+        assert self.rule is not None
+        start, end = (where.start_byte, where.end_byte) if isinstance(where, Node) else where
+        self.diagnostics.append(
+            Diagnostic(
+                code=self.rule.code,
+                message=message,
+                start=start,
+                end=end,
+                severity=severity or self.rule.severity,
+                fixes=tuple(f for f in fixes if f is not None and f.edits),
+            )
+        )
+
+    def text(self, node: Node) -> str:
+        return text(node)

@@ -1,0 +1,249 @@
+"""Edit builders shared by rule fixes. They keep the file's style: a list or formals written one
+item per line gets a new line with the same indentation; an inline one gets an inline item."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from cudalint.model import Edit
+from cudalint.semantic import CudaRef, Semantic
+from cudalint.source import SourceFile
+from cudalint.syntax import ATTRSET_TYPES, attrpath_names, binding_value, bindings_of, text, unparen
+
+
+def replace(node: Node, content: str) -> Edit:
+    return Edit(node.start_byte, node.end_byte, content)
+
+
+def _is_own_line(source: SourceFile, node: Node) -> bool:
+    line_start = source.line_start(source.line_of(node.start_byte))
+    line_end = source.line_end(source.line_of(node.end_byte))
+    return not source.data[line_start : node.start_byte].strip() and not source.data[node.end_byte : line_end].strip()
+
+
+def delete_element(source: SourceFile, element: Node) -> Edit:
+    """Delete a list element (or a formal, a binding) with the white space that belonged to it."""
+    if _is_own_line(source, element):
+        first = source.line_of(element.start_byte)
+        last = source.line_of(element.end_byte)
+        end = source.line_start(last + 1) if last + 1 < source.line_count else source.line_end(last)
+        return Edit(source.line_start(first), end, "")
+    start, end = element.start_byte, element.end_byte
+    data = source.data
+    if end < len(data) and data[end : end + 1] in (b" ", b"\t"):
+        while end < len(data) and data[end : end + 1] in (b" ", b"\t"):
+            end += 1
+    else:
+        while start > 0 and data[start - 1 : start] in (b" ", b"\t"):
+            start -= 1
+    return Edit(start, end, "")
+
+
+def list_elements(list_node: Node) -> list[Node]:
+    return [c for c in list_node.children_by_field_name("element")]
+
+
+def is_multiline(source: SourceFile, container: Node, items: list[Node]) -> bool:
+    """One item per line: the container spans lines and no two items share a line."""
+    if source.line_of(container.start_byte) == source.line_of(container.end_byte):
+        return False
+    lines = [source.line_of(i.start_byte) for i in items]
+    return len(lines) == len(set(lines))
+
+
+def append_to_list(source: SourceFile, list_node: Node, items: list[str]) -> Edit | None:
+    """Append items not already present (by text) to a list literal."""
+    elements = list_elements(list_node)
+    present = {text(e) for e in elements}
+    new = [i for i in items if i not in present]
+    if not new:
+        return None
+    closing = list_node.children[-1]
+    if closing.type != "]":
+        return None
+    nl = source.newline
+    if is_multiline(source, list_node, elements):
+        if elements:
+            last = elements[-1]
+            indent = source.indentation_of_line(source.line_of(last.start_byte))
+            anchor = _end_with_trailing_comment(source, last)
+        else:
+            indent = source.indentation_of_line(source.line_of(closing.start_byte)) + "  "
+            anchor = list_node.children[0].end_byte
+        return Edit(anchor, anchor, "".join(nl + indent + i for i in new))
+    if elements:
+        return Edit(elements[-1].end_byte, elements[-1].end_byte, "".join(" " + i for i in new))
+    opening = list_node.children[0]
+    return Edit(opening.end_byte, closing.start_byte, " " + " ".join(new) + " ")
+
+
+def _end_with_trailing_comment(source: SourceFile, node: Node) -> int:
+    sibling = node.next_sibling
+    if sibling is not None and sibling.type == "comment" and source.line_of(sibling.start_byte) == source.line_of(node.end_byte):
+        return sibling.end_byte
+    return node.end_byte
+
+
+def find_binding(attrset: Node, name: str) -> Node | None:
+    for binding in bindings_of(attrset):
+        if binding.type == "binding" and attrpath_names(binding.child_by_field_name("attrpath")) == [name]:
+            return binding
+    return None
+
+
+def first_list(expression: Node | None) -> Node | None:
+    """The list literal an input value is built from: `[ ... ]`, `[ ... ] ++ x`,
+    `with cudaPackages; [ ... ]`; None for values we should not edit (`deps`, `optionals ...`)."""
+    expression = unparen(expression)
+    while expression is not None:
+        if expression.type == "list_expression":
+            return expression
+        if expression.type == "binary_expression" and expression.child_by_field_name("operator").type == "++":
+            expression = unparen(expression.child_by_field_name("left"))
+            continue
+        if expression.type == "with_expression":
+            expression = unparen(expression.child_by_field_name("body"))
+            continue
+        return None
+    return None
+
+
+def add_to_input(source: SourceFile, attrset: Node, attr: str, items: list[str]) -> list[Edit]:
+    """Make `items` members of `attr` (e.g. nativeBuildInputs) of a derivation's attrset."""
+    binding = find_binding(attrset, attr)
+    if binding is not None:
+        value = binding_value(binding)
+        target = first_list(value)
+        if target is not None:
+            edit = append_to_list(source, target, items)
+            return [edit] if edit is not None else []
+        if value is None:
+            return []
+        return [Edit(value.end_byte, value.end_byte, " ++ [ " + " ".join(items) + " ]")]
+    return [insert_binding(source, attrset, f"{attr} = [ {' '.join(items)} ];")]
+
+
+def insert_binding(source: SourceFile, attrset: Node, binding_text: str) -> Edit:
+    """A new `name = value;` in an attrset, placed first, indented like its siblings."""
+    bindings = bindings_of(attrset)
+    opening = next(c for c in attrset.children if c.type == "{")
+    nl = source.newline
+    if bindings:
+        first = bindings[0]
+        line = source.line_of(first.start_byte)
+        if line != source.line_of(opening.start_byte):
+            indent = source.indentation_of_line(line)
+            return Edit(source.line_start(line), source.line_start(line), indent + binding_text + nl)
+        return Edit(first.start_byte, first.start_byte, binding_text + " ")
+    closing = attrset.children[-1]
+    if source.line_of(opening.start_byte) != source.line_of(closing.start_byte):
+        indent = source.indentation_of_line(source.line_of(closing.start_byte)) + "  "
+        return Edit(opening.end_byte, opening.end_byte, nl + indent + binding_text)
+    return Edit(opening.end_byte, closing.start_byte, " " + binding_text + " ")
+
+
+def formal_names(formals: Node) -> list[str]:
+    return [text(f.child_by_field_name("name")) for f in formals.children_by_field_name("formal") if f.child_by_field_name("name") is not None]
+
+
+def real_formals(formals: Node) -> list[Node]:
+    from cudalint.parsing import is_gap_formal
+
+    return [f for f in formals.children_by_field_name("formal") if not is_gap_formal(f)]
+
+
+def add_formal(source: SourceFile, formals: Node, name: str) -> Edit | None:
+    """Add `name` to `{ a, b, ... }` keeping the one-per-line/inline style and trailing commas."""
+    present = real_formals(formals)
+    if name in formal_names(formals):
+        return None
+    items = present + [c for c in formals.children if c.type == "ellipses"]
+    if not present:
+        opening = formals.children[0]
+        if items:
+            return Edit(items[0].start_byte, items[0].start_byte, f"{name}, ")
+        return Edit(opening.end_byte, formals.children[-1].start_byte, f" {name} ")
+    last = present[-1]
+    if is_multiline(source, formals, items):
+        indent = source.indentation_of_line(source.line_of(last.start_byte))
+        after = last.next_sibling
+        comma_style_leading = source.data[source.line_start(source.line_of(last.start_byte)) : last.start_byte].strip() == b","
+        if comma_style_leading:
+            return Edit(last.end_byte, last.end_byte, f"{source.newline}{indent[:-2] if len(indent) >= 2 else indent}, {name}")
+        if after is not None and after.type in {",", "ERROR"}:
+            anchor = after.end_byte
+            return Edit(anchor, anchor, f"{source.newline}{indent}{name},")
+        return Edit(last.end_byte, last.end_byte, f",{source.newline}{indent}{name}")
+    return Edit(last.end_byte, last.end_byte, f", {name}")
+
+
+def rename_formal(formal: Node, name: str) -> Edit:
+    """Rename a formal in place, dropping its default (`cudatoolkit ? null` -> `cudaPackages`)."""
+    return Edit(formal.start_byte, formal.end_byte, name)
+
+
+def remove_formal(source: SourceFile, formal: Node) -> Edit:
+    """Remove a formal and one adjacent comma."""
+    if _is_own_line(source, formal) or (formal.next_sibling is not None and formal.next_sibling.type == "," and _is_own_line_range(source, formal.start_byte, formal.next_sibling.end_byte)):
+        edit = delete_element(source, formal)
+        following = formal.next_sibling
+        if following is not None and following.type == "," and source.line_of(following.start_byte) == source.line_of(formal.end_byte):
+            line = source.line_of(formal.start_byte)
+            end = source.line_start(line + 1) if line + 1 < source.line_count else following.end_byte
+            return Edit(source.line_start(line), end, "")
+        return edit
+    following = formal.next_sibling
+    if following is not None and following.type == ",":
+        end = following.end_byte
+        while end < len(source.data) and source.data[end : end + 1] in (b" ", b"\t"):
+            end += 1
+        return Edit(formal.start_byte, end, "")
+    previous = formal.prev_sibling
+    if previous is not None and previous.type == ",":
+        return Edit(previous.start_byte, formal.end_byte, "")
+    return Edit(formal.start_byte, formal.end_byte, "")
+
+
+def _is_own_line_range(source: SourceFile, start: int, end: int) -> bool:
+    line = source.line_of(start)
+    if source.line_of(end) != line:
+        return False
+    return not source.data[source.line_start(line) : start].strip() and not source.data[end : source.line_end(line)].strip()
+
+
+def enclosing_derivation_attrset(semantic: Semantic, node: Node) -> Node | None:
+    call = semantic.enclosing_call(node)
+    return call.attrset if call is not None else None
+
+
+def is_bound(semantic: Semantic, node: Node, name: str) -> bool:
+    """Whether `name` is bound lexically where `node` is (so a fix may write it bare)."""
+    return semantic.resolve_name(name, node).kind in {"let", "rec", "formal", "inherit-from"}
+
+
+def package_reference(source: SourceFile, semantic: Semantic, ref: CudaRef, package: str) -> tuple[str, list[Edit]]:
+    """How to write CUDA package `package` where `ref` is, and edits that make it resolvable
+    (adding a `cudaPackages` formal when nothing binds it)."""
+    node = ref.node
+    attrpath = ref.name_node.parent
+    if ref.via == "select" and attrpath is not None and attrpath.type == "attrpath" and attrpath.parent is not None:
+        # `cudaPackages.x`, `pkgs.cudaPackages_12.x.dev`: keep the set prefix as written
+        return source.slice(attrpath.parent.start_byte, ref.name_node.start_byte) + package, []
+    if ref.via == "with" and ref.set_name is not None:
+        return package, []
+    set_name = ref.set_name or "cudaPackages"
+    if is_bound(semantic, node, set_name):
+        return f"{set_name}.{package}", []
+    if ref.via == "toplevel" and unparen(node).type == "select_expression":
+        base = unparen(node).child_by_field_name("expression")
+        return f"{text(base)}.cudaPackages.{package}", []
+    function = semantic.top_function()
+    formals = function.child_by_field_name("formals") if function is not None else None
+    if formals is None:
+        return f"pkgs.cudaPackages.{package}" if is_bound(semantic, node, "pkgs") else f"cudaPackages.{package}", []
+    edit = add_formal(source, formals, "cudaPackages")
+    return f"cudaPackages.{package}", [edit] if edit is not None else []
+
+
+def is_attrset(node: Node | None) -> bool:
+    return node is not None and node.type in ATTRSET_TYPES

@@ -1,0 +1,113 @@
+"""Applying fixes: non-overlapping edits per pass, re-lint, repeat until nothing changes.
+
+A pass never keeps text with more syntax errors than the file had: a batch that breaks parsing
+is retried fix by fix, and a fix that alone breaks it is dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cudalint.engine import LintResult, lint
+from cudalint.model import Applicability, Diagnostic, Edit, Fix
+from cudalint.parsing import parse, syntax_problems
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+MAX_PASSES = 25
+
+
+def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
+    """Apply non-overlapping edits (byte offsets into `data`)."""
+    out = []
+    position = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.start < position:
+            raise ValueError(f"overlapping edits at byte {edit.start}")
+        out.append(data[position : edit.start])
+        out.append(edit.content.encode("utf-8", "surrogatepass"))
+        position = edit.end
+    out.append(data[position:])
+    return b"".join(out)
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    # Touching insertions at the same point also conflict: their order would be arbitrary.
+    return a[0] < b[1] and b[0] < a[1] or a[0] == b[0] or a == b
+
+
+def select_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[tuple[Diagnostic, Fix]]:
+    """The fixes one pass applies: applicable, in file order, pairwise non-overlapping, at most
+    one per isolation group."""
+    chosen: list[tuple[Diagnostic, Fix]] = []
+    spans: list[tuple[int, int]] = []
+    groups: set[str] = set()
+    allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
+    candidates = [(d, d.fix) for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
+    for diagnostic, fix in sorted(candidates, key=lambda pair: pair[1].span):
+        assert fix is not None
+        edit_spans = [(e.start, e.end) for e in fix.edits]
+        if fix.isolation is not None and fix.isolation in groups:
+            continue
+        if any(_overlaps(a, b) for a in edit_spans for b in spans):
+            continue
+        if any(_overlaps(a, b) for i, a in enumerate(edit_spans) for b in edit_spans[i + 1 :]):
+            continue
+        chosen.append((diagnostic, fix))
+        spans.extend(edit_spans)
+        if fix.isolation is not None:
+            groups.add(fix.isolation)
+    return chosen
+
+
+@dataclass
+class FixOutcome:
+    original: str
+    text: str
+    result: LintResult  # the lint of the final text
+    applied: list[tuple[str, str]] = field(default_factory=list)  # (code, fix title)
+    passes: int = 0
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # fixes that broke parsing
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+
+def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, first: LintResult | None = None) -> FixOutcome:
+    result = first if first is not None else lint(source, settings)
+    baseline_errors = result.syntax_errors
+    outcome = FixOutcome(source.text, source.text, result)
+    rejected: set[tuple[str, int, int, str]] = set()
+    for _ in range(MAX_PASSES):
+        current = outcome.result.source
+        pending = [d for d in outcome.result.diagnostics if (d.code, d.start, d.end, d.message) not in rejected]
+        chosen = select_fixes(pending, unsafe)
+        if not chosen:
+            break
+        outcome.passes += 1
+        new_data = apply_edits(current.data, [e for _, fix in chosen for e in fix.edits])
+        if _syntax_errors(new_data, current.path) > baseline_errors:
+            new_data = current.data
+            for diagnostic, fix in chosen:
+                trial = apply_edits(new_data, list(fix.edits)) if new_data == current.data else None
+                if trial is not None and _syntax_errors(trial, current.path) <= baseline_errors:
+                    new_data = trial
+                    outcome.applied.append((diagnostic.code, fix.title))
+                    break
+                outcome.dropped.append((diagnostic.code, fix.title))
+                rejected.add((diagnostic.code, diagnostic.start, diagnostic.end, diagnostic.message))
+            if new_data == current.data:
+                continue
+        else:
+            outcome.applied.extend((d.code, f.title) for d, f in chosen)
+        text = new_data.decode("utf-8", "surrogatepass")
+        outcome.text = text
+        outcome.result = lint(SourceFile(current.path, text), settings)
+        rejected = set()
+    return outcome
+
+
+def _syntax_errors(data: bytes, path: str) -> int:
+    source = SourceFile(path, data.decode("utf-8", "surrogatepass"))
+    return len(syntax_problems(parse(source), source))

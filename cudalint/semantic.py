@@ -1,0 +1,534 @@
+"""The semantic view rules query instead of re-deriving structure from the raw tree.
+
+Everything here is a question about one node: in which binding it sits, whether it is an element
+of an input list (through `++`, `optionals`, `with`, `if`, ...), under which conditions it is
+evaluated, which builder call it is an argument of, and what a name resolves to through `let`,
+`rec`, formals, `inherit` and `with` (lexical bindings win over `with`, as in Nix).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from tree_sitter import Node, Tree
+
+from cudalint import catalog
+from cudalint.source import SourceFile
+from cudalint.syntax import (
+    ATTRSET_TYPES,
+    attrpath_names,
+    binding_value,
+    bindings_of,
+    dotted_name,
+    flatten_apply,
+    identifier_name,
+    last_name,
+    node_key,
+    string_literal,
+    text,
+    unparen,
+)
+
+# Functions whose last argument is (conditionally) spliced into the surrounding list/value.
+CONDITIONAL_FUNCTIONS = frozenset({"optionals", "optional", "optionalString", "optionalAttrs", "mkIf"})
+# Functions through which list elements still end up in the list.
+LIST_PASSTHROUGH_FUNCTIONS = frozenset({"flatten", "concatLists", "unique", "filter"})
+GETTERS = {
+    "getDev": "dev",
+    "getLib": "lib",
+    "getBin": "bin",
+    "getOutput": None,  # the output name is the first argument
+    "getStatic": "static",
+    "getInclude": "include",
+    "getExe": "bin",
+    "getMan": "man",
+}
+_MAX_RESOLVE_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class NameBinding:
+    """Where a bare name comes from.
+
+    kind: `let`/`rec` (value known), `formal` (function argument), `inherit-from`
+    (`inherit (source) name;`), `with` (no lexical binding; `withs` are the environments, innermost
+    first) or `free` (nothing binds it in this file).
+    """
+
+    kind: str
+    name: str
+    node: Node | None = None
+    value: Node | None = None
+    source: Node | None = None
+    withs: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True)
+class CudaRef:
+    """An expression that denotes a CUDA package (or one of its outputs).
+
+    `node` is the whole reference (getter call, output selection included); `name_node` the
+    identifier naming the package; `via` how it was reached: `select` (`cudaPackages.x`), `with`,
+    `inherit`, `formal`, `let` (a variable bound to such a reference) or `toplevel` (`pkgs.x`,
+    a free `cudatoolkit`).
+    """
+
+    package: str
+    output: str | None
+    set_name: str | None
+    via: str
+    node: Node
+    name_node: Node
+    getter: str | None = None
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A condition under which a node is evaluated: `lib.optionals cond`, `if cond`, `mkIf cond`."""
+
+    condition: Node
+    positive: bool  # False in an `else` branch
+
+    @property
+    def text(self) -> str:
+        return text(self.condition)
+
+
+@dataclass(frozen=True)
+class InputSite:
+    """A node that is an element of an input list such as `nativeBuildInputs`."""
+
+    attr: str
+    binding: Node
+    element: Node  # the list element (or the value itself when no list is involved)
+    list_node: Node | None  # the list literal directly holding the element
+
+
+@dataclass(frozen=True)
+class Call:
+    """A builder call whose attrset argument holds a node: `stdenv.mkDerivation { ... }`."""
+
+    name: str  # last component: mkDerivation, mkShell, symlinkJoin, buildEnv, ...
+    dotted: str | None
+    node: Node
+    attrset: Node
+
+
+class Semantic:
+    def __init__(self, tree: Tree, source: SourceFile) -> None:
+        self.tree = tree
+        self.source = source
+        self._scope_cache: dict[tuple[int, int, str], dict[str, Node]] = {}
+
+    # ----- bindings and input lists -------------------------------------------------------
+
+    def binding_path(self, node: Node) -> tuple[str, ...]:
+        """Attribute path of the innermost attrset binding whose value contains `node`,
+        continued through directly nested attrsets: `env = { X = ...; }` -> ("env", "X")."""
+        binding = self.enclosing_binding(node)
+        if binding is None:
+            return ()
+        path: list[str] = []
+        while binding is not None:
+            names = attrpath_names(binding.child_by_field_name("attrpath"))
+            path[:0] = [n or "${...}" for n in names]
+            attrset = binding.parent.parent if binding.parent is not None else None
+            if attrset is None or attrset.type not in ATTRSET_TYPES:
+                break
+            parent = attrset.parent
+            binding = parent if parent is not None and parent.type == "binding" else None
+        return tuple(path)
+
+    def enclosing_binding(self, node: Node) -> Node | None:
+        """The nearest `binding` of an attrset (not of a let) whose value contains `node`."""
+        child, parent = node, node.parent
+        while parent is not None:
+            if parent.type == "binding" and binding_value(parent) == child:
+                owner = parent.parent.parent if parent.parent is not None else None
+                if owner is not None and owner.type in ATTRSET_TYPES:
+                    return parent
+                return None  # a let binding: its value is not the derivation's attribute
+            child, parent = parent, parent.parent
+        return None
+
+    def input_site(self, node: Node) -> InputSite | None:
+        """The input attribute `node` is an element of, following only list-building syntax."""
+        element = node
+        list_node: Node | None = None
+        child, parent = node, node.parent
+        while parent is not None:
+            kind = parent.type
+            if kind == "list_expression":
+                if list_node is None:
+                    list_node, element = parent, child
+            elif kind == "binding":
+                if binding_value(parent) != child:
+                    return None
+                owner = parent.parent.parent if parent.parent is not None else None
+                if owner is None or owner.type not in ATTRSET_TYPES:
+                    return None
+                names = attrpath_names(parent.child_by_field_name("attrpath"))
+                if not names or names[-1] is None:
+                    return None
+                return InputSite(names[-1], parent, element if list_node else child, list_node)
+            elif kind in {"parenthesized_expression", "with_expression", "let_expression", "assert_expression"}:
+                if parent.child_by_field_name("body") != child and kind != "parenthesized_expression":
+                    return None
+            elif kind == "binary_expression":
+                operator = parent.child_by_field_name("operator")
+                if operator is None or operator.type != "++":
+                    return None
+            elif kind == "if_expression":
+                if parent.child_by_field_name("condition") == child:
+                    return None
+            elif kind == "apply_expression":
+                outer = _outer_call(parent)
+                function, arguments = flatten_apply(outer)
+                name = last_name(function)
+                if not arguments or not _contains(arguments[-1], child) or name not in (CONDITIONAL_FUNCTIONS | LIST_PASSTHROUGH_FUNCTIONS):
+                    return None
+                if name == "optional" and list_node is None:
+                    list_node, element = None, child
+                child, parent = outer, outer.parent
+                continue
+            else:
+                return None
+            child, parent = parent, parent.parent
+        return None
+
+    def input_attrs(self, node: Node, depth: int = 0) -> frozenset[str]:
+        """Input attributes `node` flows into, directly or through let-bound variables."""
+        site = self.input_site(node)
+        if site is not None:
+            return frozenset({site.attr})
+        if depth >= 3:
+            return frozenset()
+        name, let_node = self._let_binding_holding(node)
+        if name is None or let_node is None:
+            return frozenset()
+        found: set[str] = set()
+        body = let_node.child_by_field_name("body")
+        search = [body] + [binding_value(b) for b in bindings_of(let_node) if b.type == "binding"]
+        for root in search:
+            if root is None:
+                continue
+            for use in _variables_named(root, name):
+                found |= self.input_attrs(use, depth + 1)
+        return frozenset(found)
+
+    def _let_binding_holding(self, node: Node) -> tuple[str | None, Node | None]:
+        """If `node` sits (through list syntax) in a let binding `name = ...;`, that name and let."""
+        child, parent = node, node.parent
+        while parent is not None:
+            if parent.type == "binding":
+                owner = parent.parent.parent if parent.parent is not None else None
+                names = attrpath_names(parent.child_by_field_name("attrpath"))
+                if owner is not None and owner.type == "let_expression" and len(names) == 1 and binding_value(parent) == child:
+                    return names[0], owner
+                return None, None
+            if parent.type in {"list_expression", "parenthesized_expression", "with_expression", "binary_expression", "if_expression", "apply_expression"}:
+                child, parent = parent, parent.parent
+                continue
+            return None, None
+        return None, None
+
+    # ----- conditions and calls -----------------------------------------------------------
+
+    def guards(self, node: Node) -> list[Guard]:
+        """Conditions under which `node` is evaluated, innermost first."""
+        result: list[Guard] = []
+        child, parent = node, node.parent
+        while parent is not None:
+            if parent.type == "if_expression":
+                condition = parent.child_by_field_name("condition")
+                if parent.child_by_field_name("consequence") == child and condition is not None:
+                    result.append(Guard(condition, True))
+                elif parent.child_by_field_name("alternative") == child and condition is not None:
+                    result.append(Guard(condition, False))
+            elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
+                function, arguments = flatten_apply(_outer_call(parent))
+                if last_name(function) in CONDITIONAL_FUNCTIONS and len(arguments) >= 2 and _contains(arguments[-1], child):
+                    result.append(Guard(arguments[0], True))
+            child, parent = parent, parent.parent
+        return result
+
+    def enclosing_call(self, node: Node) -> Call | None:
+        """The nearest call that takes an attrset containing `node` as its argument
+        (also `f (finalAttrs: { ... })` and `f rec { ... }`)."""
+        for attrset in self.enclosing_attrsets(node):
+            holder = attrset
+            parent = holder.parent
+            while parent is not None and parent.type == "parenthesized_expression":
+                holder, parent = parent, parent.parent
+            if parent is not None and parent.type == "function_expression" and parent.child_by_field_name("body") == holder:
+                holder, parent = parent, parent.parent
+                while parent is not None and parent.type == "parenthesized_expression":
+                    holder, parent = parent, parent.parent
+            if parent is not None and parent.type == "apply_expression" and parent.child_by_field_name("argument") == holder:
+                call = _outer_call(parent)
+                function, _ = flatten_apply(call)
+                name = last_name(function)
+                if name is not None:
+                    return Call(name, dotted_name(function), call, attrset)
+        return None
+
+    def enclosing_attrsets(self, node: Node) -> Iterator[Node]:
+        parent = node.parent
+        while parent is not None:
+            if parent.type in ATTRSET_TYPES:
+                yield parent
+            parent = parent.parent
+
+    def enclosing_function(self, node: Node) -> Node | None:
+        parent = node.parent
+        while parent is not None:
+            if parent.type == "function_expression":
+                return parent
+            parent = parent.parent
+        return None
+
+    def top_function(self) -> Node | None:
+        """The file's outer function (`{ lib, stdenv, ... }: ...`), if it is one."""
+        root = self.tree.root_node
+        expression = unparen(root.child_by_field_name("expression") or (root.named_children[0] if root.named_children else None))
+        return expression if expression is not None and expression.type == "function_expression" else None
+
+    # ----- names ----------------------------------------------------------------------------
+
+    def resolve(self, variable: Node) -> NameBinding:
+        """Resolve a `variable_expression` (or bare identifier) to where its name comes from."""
+        identifier = variable.child_by_field_name("name") if variable.type == "variable_expression" else variable
+        return self.resolve_name(text(identifier) if identifier is not None else "", variable)
+
+    def resolve_name(self, name: str, start: Node) -> NameBinding:
+        """Resolve `name` as seen at `start`, looking only at scopes enclosing it."""
+        withs: list[Node] = []
+        child, parent = start, start.parent
+        while parent is not None:
+            kind = parent.type
+            if kind == "let_expression" or (kind == "rec_attrset_expression"):
+                found = self._scope(parent).get(name)
+                if found is not None:
+                    return self._binding_for(found, name, parent)
+            elif kind == "function_expression":
+                if parent.child_by_field_name("universal") is not None and text(parent.child_by_field_name("universal")) == name:
+                    return NameBinding("formal", name, parent.child_by_field_name("universal"))
+                formals = parent.child_by_field_name("formals")
+                if formals is not None:
+                    for formal in formals.children_by_field_name("formal"):
+                        formal_name = formal.child_by_field_name("name")
+                        if formal_name is not None and text(formal_name) == name:
+                            return NameBinding("formal", name, formal)
+            elif kind == "with_expression" and parent.child_by_field_name("body") == child:
+                environment = parent.child_by_field_name("environment")
+                if environment is not None:
+                    withs.append(environment)
+            child, parent = parent, parent.parent
+        if withs:
+            return NameBinding("with", name, withs=tuple(withs))
+        return NameBinding("free", name)
+
+    def uses(self, name: str, binding: Node) -> list[Node]:
+        """Variables named `name` in the file that resolve to `binding` (a formal, a let binding)."""
+        key = node_key(binding)
+        return [
+            variable
+            for variable in _variables_named(self.tree.root_node, name)
+            if (found := self.resolve(variable)).node is not None and node_key(found.node) == key
+        ]
+
+    def _scope(self, scope: Node) -> dict[str, Node]:
+        key = node_key(scope)
+        cached = self._scope_cache.get(key)
+        if cached is not None:
+            return cached
+        names: dict[str, Node] = {}
+        for binding in bindings_of(scope):
+            if binding.type == "binding":
+                path = attrpath_names(binding.child_by_field_name("attrpath"))
+                if path and path[0] is not None:
+                    names.setdefault(path[0], binding)
+            else:
+                attrs = binding.child_by_field_name("attrs")
+                for attr in attrs.children_by_field_name("attr") if attrs is not None else ():
+                    attr_name = identifier_name(attr)
+                    if attr_name is not None:
+                        names.setdefault(attr_name, binding)
+        self._scope_cache[key] = names
+        return names
+
+    def _binding_for(self, binding: Node, name: str, scope: Node) -> NameBinding:
+        kind = "let" if scope.type == "let_expression" else "rec"
+        if binding.type == "binding":
+            path = attrpath_names(binding.child_by_field_name("attrpath"))
+            value = binding_value(binding) if len(path) == 1 else None
+            return NameBinding(kind, name, binding, value=value)
+        if binding.type == "inherit_from":
+            return NameBinding("inherit-from", name, binding, source=binding.child_by_field_name("expression"))
+        # plain `inherit name;` re-binds the name from the scopes around this one
+        return self.resolve_name(name, scope)
+
+    # ----- CUDA package sets and packages ---------------------------------------------------
+
+    def package_set_name(self, node: Node | None, depth: int = 0) -> str | None:
+        """If `node` denotes a CUDA package set, its name (`cudaPackages`, `cudaPackages_12_4`)."""
+        node = unparen(node)
+        if node is None or depth > _MAX_RESOLVE_DEPTH:
+            return None
+        if node.type == "variable_expression":
+            name = text(node.child_by_field_name("name"))
+            if catalog.is_package_set_name(name):
+                return name
+            binding = self.resolve(node)
+            if binding.kind in {"let", "rec"} and binding.value is not None:
+                return self.package_set_name(binding.value, depth + 1)
+            return None
+        if node.type == "select_expression" and node.child_by_field_name("default") is None:
+            names = attrpath_names(node.child_by_field_name("attrpath"))
+            if names and catalog.is_package_set_name(names[-1]):
+                return names[-1]
+        return None
+
+    def cuda_ref(self, node: Node | None, depth: int = 0) -> CudaRef | None:
+        """If `node` denotes a CUDA package or one of its outputs, how."""
+        inner = unparen(node)
+        if inner is None or node is None or depth > _MAX_RESOLVE_DEPTH:
+            return None
+        kind = inner.type
+        if kind == "apply_expression":
+            return self._getter_ref(node, inner, depth)
+        if kind == "select_expression":
+            return self._select_ref(node, inner, depth)
+        if kind == "variable_expression":
+            return self._variable_ref(node, inner, depth)
+        return None
+
+    def _getter_ref(self, whole: Node, call: Node, depth: int) -> CudaRef | None:
+        function, arguments = flatten_apply(call)
+        getter = last_name(function)
+        if getter not in GETTERS or not arguments:
+            return None
+        output = GETTERS[getter]
+        if getter == "getOutput":
+            if len(arguments) != 2:
+                return None
+            output = string_literal(arguments[0])
+        inner = self.cuda_ref(arguments[-1], depth + 1)
+        if inner is None:
+            return None
+        return CudaRef(inner.package, output, inner.set_name, inner.via, whole, inner.name_node, getter)
+
+    def _select_ref(self, whole: Node, select: Node, depth: int) -> CudaRef | None:
+        if select.child_by_field_name("default") is not None:
+            return None
+        base = select.child_by_field_name("expression")
+        attrpath = select.child_by_field_name("attrpath")
+        components = attrpath.children_by_field_name("attr") if attrpath is not None else []
+        names = [identifier_name(c) for c in components]
+        set_name = self.package_set_name(base, depth + 1)
+        if set_name is not None and names and names[0] is not None:
+            return CudaRef(names[0], names[1] if len(names) > 1 else None, set_name, "select", whole, components[0])
+        # pkgs.cudaPackages.x, final.cudaPackages_12.x.dev
+        for index, name in enumerate(names[:-1]):
+            if catalog.is_package_set_name(name) and names[index + 1] is not None:
+                output = names[index + 2] if len(names) > index + 2 else None
+                return CudaRef(names[index + 1], output, name, "select", whole, components[index + 1])  # type: ignore[arg-type]
+        # pkgs.cudatoolkit, pkgs.cudatoolkit.lib
+        if names and catalog.is_runfile_toolkit(names[0]) and unparen(base) is not None and unparen(base).type == "variable_expression":
+            return CudaRef(names[0], names[1] if len(names) > 1 else None, None, "toplevel", whole, components[0])  # type: ignore[arg-type]
+        # cuda_nvcc.dev where cuda_nvcc itself is a package
+        package = self.cuda_ref(base, depth + 1)
+        if package is not None and package.output is None and names and names[0] is not None:
+            return CudaRef(package.package, names[0], package.set_name, package.via, whole, package.name_node)
+        return None
+
+    def _variable_ref(self, whole: Node, variable: Node, depth: int) -> CudaRef | None:
+        identifier = variable.child_by_field_name("name")
+        name = text(identifier)
+        binding = self.resolve(variable)
+        if binding.kind in {"let", "rec"}:
+            if binding.value is None:
+                return None
+            inner = self.cuda_ref(binding.value, depth + 1)
+            if inner is None:
+                return None
+            return CudaRef(inner.package, inner.output, inner.set_name, "let", whole, identifier, inner.getter)
+        if binding.kind == "inherit-from":
+            set_name = self.package_set_name(binding.source, depth + 1)
+            if set_name is not None:
+                return CudaRef(name, None, set_name, "inherit", whole, identifier)
+            return None
+        if binding.kind == "formal":
+            if catalog.is_cuda_package(name) and binding.node is not None and binding.node.type == "formal":
+                return CudaRef(name, None, None, "formal", whole, identifier)
+            return None
+        if binding.kind == "with":
+            for environment in binding.withs:
+                set_name = self.package_set_name(environment, depth + 1)
+                if set_name is not None and catalog.is_cuda_package(name):
+                    return CudaRef(name, None, set_name, "with", whole, identifier)
+            if catalog.is_runfile_toolkit(name):
+                return CudaRef(name, None, None, "toplevel", whole, identifier)
+            return None
+        if catalog.is_runfile_toolkit(name):
+            return CudaRef(name, None, None, "toplevel", whole, identifier)
+        return None
+
+    def reference_root(self, node: Node) -> Node:
+        """Climb from an identifier to the whole expression that references a package:
+        `cudaPackages.libcublas.dev`, `(lib.getDev libcublas)`, `lib.getOutput "static" x`."""
+        current = node
+        if current.type == "identifier" and current.parent is not None and current.parent.type == "variable_expression":
+            current = current.parent
+        while current.parent is not None:
+            parent = current.parent
+            if parent.type == "select_expression" and parent.child_by_field_name("expression") == current:
+                current = parent
+            elif parent.type == "parenthesized_expression":
+                current = parent
+            elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == current:
+                call = _outer_call(parent)
+                function, arguments = flatten_apply(call)
+                if last_name(function) in GETTERS and arguments and arguments[-1] == current:
+                    current = call
+                else:
+                    break
+            else:
+                break
+        return current
+
+    def cuda_refs(self) -> Iterator[CudaRef]:
+        """Every outermost CUDA package reference in the file, once each."""
+        seen: set[tuple[int, int, str]] = set()
+        from cudalint.syntax import descendants
+
+        for node in descendants(self.tree.root_node):
+            if node.type != "variable_expression":
+                continue
+            root = self.reference_root(node)
+            key = node_key(root)
+            if key in seen:
+                continue
+            ref = self.cuda_ref(root)
+            if ref is not None:
+                seen.add(key)
+                yield ref
+
+
+def _outer_call(apply: Node) -> Node:
+    while apply.parent is not None and apply.parent.type == "apply_expression" and apply.parent.child_by_field_name("function") == apply:
+        apply = apply.parent
+    return apply
+
+
+def _contains(outer: Node | None, inner: Node) -> bool:
+    return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def _variables_named(root: Node, name: str) -> Iterator[Node]:
+    from cudalint.syntax import descendants
+
+    for node in descendants(root):
+        if node.type == "variable_expression" and text(node.child_by_field_name("name")) == name:
+            yield node

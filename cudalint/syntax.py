@@ -1,0 +1,152 @@
+"""Small, pure helpers over tree-sitter-nix nodes (no scopes, no CUDA knowledge)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from tree_sitter import Node
+
+STRING_TYPES = frozenset({"string_expression", "indented_string_expression"})
+ATTRSET_TYPES = frozenset({"attrset_expression", "rec_attrset_expression"})
+
+
+def node_key(node: Node) -> tuple[int, int, str]:
+    """A stable key for caches: py-tree-sitter creates a new Node object per access."""
+    return node.start_byte, node.end_byte, node.type
+
+
+def text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+
+
+def unparen(node: Node | None) -> Node | None:
+    while node is not None and node.type == "parenthesized_expression":
+        node = node.child_by_field_name("expression")
+    return node
+
+
+def identifier_name(node: Node | None) -> str | None:
+    """The name of a plain identifier, or of a quoted attribute name without interpolation."""
+    if node is None:
+        return None
+    if node.type == "identifier":
+        return text(node)
+    if node.type == "string_expression" and all(c.type in {'"', "string_fragment"} for c in node.children):
+        return "".join(text(c) for c in node.children if c.type == "string_fragment")
+    return None
+
+
+def attrpath_names(attrpath: Node | None) -> list[str | None]:
+    """The components of an attrpath; None for a component that is computed (`${x}`)."""
+    if attrpath is None:
+        return []
+    return [identifier_name(c) for c in attrpath.children_by_field_name("attr")]
+
+
+def dotted_name(node: Node | None) -> str | None:
+    """`a.b.c` for a variable or a select of plain names (without `or` default), else None."""
+    node = unparen(node)
+    if node is None:
+        return None
+    if node.type == "variable_expression":
+        return text(node.child_by_field_name("name"))
+    if node.type == "select_expression" and node.child_by_field_name("default") is None:
+        base = dotted_name(node.child_by_field_name("expression"))
+        names = attrpath_names(node.child_by_field_name("attrpath"))
+        if base is None or any(n is None for n in names):
+            return None
+        return ".".join([base, *names])  # type: ignore[list-item]
+    return None
+
+
+def last_name(node: Node | None) -> str | None:
+    """The final name of `x`, `a.b.x` (whatever the base), for hooks and builders."""
+    node = unparen(node)
+    if node is None:
+        return None
+    if node.type == "variable_expression":
+        return text(node.child_by_field_name("name"))
+    if node.type == "select_expression":
+        names = attrpath_names(node.child_by_field_name("attrpath"))
+        return names[-1] if names else None
+    return None
+
+
+def flatten_apply(node: Node) -> tuple[Node, list[Node]]:
+    """`f a b c` -> (f, [a, b, c])."""
+    arguments: list[Node] = []
+    while node.type == "apply_expression":
+        arguments.append(node.child_by_field_name("argument"))
+        node = node.child_by_field_name("function")
+    arguments.reverse()
+    return node, arguments
+
+
+def outermost_apply(node: Node) -> Node:
+    """The whole curried call a partial application `f a` belongs to."""
+    while node.parent is not None and node.parent.type == "apply_expression" and node.parent.child_by_field_name("function") == node:
+        node = node.parent
+    return node
+
+
+def function_name(call: Node) -> str | None:
+    """Dotted name of the called function of a (possibly curried) apply."""
+    function, _ = flatten_apply(call)
+    return dotted_name(function)
+
+
+def string_literal(node: Node | None) -> str | None:
+    """The value of a string without interpolations."""
+    node = unparen(node)
+    if node is None or node.type not in STRING_TYPES:
+        return None
+    parts = []
+    for child in node.children:
+        if child.type == "interpolation":
+            return None
+        if child.type in {"string_fragment", "escape_sequence"}:
+            parts.append(text(child))
+    return "".join(parts)
+
+
+def field_of(parent: Node, child: Node) -> str | None:
+    """Which field of `parent` holds `child` (None for unnamed positions)."""
+    for index, candidate in enumerate(parent.children):
+        if candidate == child:
+            return parent.field_name_for_child(index)
+    return None
+
+
+def ancestors(node: Node) -> Iterator[Node]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def descendants(node: Node) -> Iterator[Node]:
+    """Pre-order walk without recursion (deeply nested input must not hit Python's limit)."""
+    cursor = node.walk()
+    depth = 0
+    while True:
+        yield cursor.node
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while depth > 0 and not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+        if depth == 0:
+            return
+
+
+def binding_value(binding: Node) -> Node | None:
+    return binding.child_by_field_name("expression")
+
+
+def bindings_of(attrset_or_let: Node) -> list[Node]:
+    """The `binding`/`inherit`/`inherit_from` nodes of an attrset or let."""
+    for child in attrset_or_let.children:
+        if child.type == "binding_set":
+            return [c for c in child.named_children if c.type in {"binding", "inherit", "inherit_from"}]
+    return []

@@ -1,0 +1,39 @@
+"""Nix that does not parse.
+
+The engine reports this rule itself while parsing; every other rule still runs on the parts of
+the tree that did parse.
+
+## Why
+A file Nix cannot parse cannot be evaluated. The grammar cudalint uses is older than Nix's
+parser in one respect, trailing commas in function formals (`{ a, b, }:`, the nixfmt style used
+throughout nixpkgs): that form is accepted and never reported.
+
+## Example
+```nix
+{ stdenv, cudaPackages }:
+stdenv.mkDerivation {
+  buildInputs = [ cudaPackages.cuda_cudart;
+}
+```
+
+## Use instead
+```nix
+{ stdenv, cudaPackages }:
+stdenv.mkDerivation {
+  buildInputs = [ cudaPackages.cuda_cudart ];
+}
+```
+
+## References
+- https://nix.dev/manual/nix/stable/language/syntax
+"""
+
+from cudalint.model import Applicability, Rule, Severity
+
+RULE = Rule(
+    code="CUDA900",
+    name="syntax-error",
+    severity=Severity.ERROR,
+    fix=Applicability.NONE,
+    summary="Nix that does not parse",
+)

@@ -1,0 +1,1 @@
+"""The cudalint language server (pygls); arrives with the language-server work."""

@@ -1,0 +1,56 @@
+"""Rendering of per-rule fixture snapshots: the findings of one rule and the fix it produces.
+
+Update snapshots with `CUDALINT_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_rule_fixtures.py`
+and review the diff like any other change.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+from cudalint.engine import SYNTAX_ERROR, lint
+from cudalint.fixing import fix_file
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+ROOT = Path(__file__).parent
+FIXTURES = ROOT / "fixtures" / "rules"
+SNAPSHOTS = ROOT / "snapshots"
+UPDATE = os.environ.get("CUDALINT_UPDATE_SNAPSHOTS") == "1"
+
+
+def settings_for(code: str) -> LintSettings:
+    """Only the rule under test (and syntax errors); unused suppressions need every rule on."""
+    if code == "CUDA901":
+        return LintSettings()
+    return LintSettings(enabled=frozenset({code, SYNTAX_ERROR}))
+
+
+def render(code: str, path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    source = SourceFile(path.name, text)
+    settings = settings_for(code)
+    result = lint(source, settings)
+    lines = [f"# findings of {code}"]
+    for d in result.diagnostics:
+        row, column = source.location(d.start)
+        end_row, end_column = source.location(d.end)
+        lines.append(f"{row}:{column}-{end_row}:{end_column} {d.code} [{d.severity.value}] {d.message}")
+        for fix in d.fixes:
+            lines.append(f"    fix ({fix.applicability.value}): {fix.title}")
+    outcome = fix_file(source, settings, unsafe=True, first=result)
+    lines.append(f"# fix-all with unsafe fixes ({outcome.passes} passes)")
+    if outcome.changed:
+        diff = difflib.unified_diff(
+            text.splitlines(keepends=True), outcome.text.splitlines(keepends=True), "before", "after", n=2
+        )
+        lines.extend(line.rstrip("\n") for line in diff)
+    else:
+        lines.append("(no change)")
+    return "\n".join(lines) + "\n"
+
+
+def snapshot_path(code: str, fixture: Path) -> Path:
+    return SNAPSHOTS / code / (fixture.stem + ".snap")
