@@ -14,6 +14,7 @@ from typing import Iterator
 from tree_sitter import Node, Tree
 
 from cudalint import catalog
+from cudalint.shell import ShellText, is_shell_string
 from cudalint.source import SourceFile
 from cudalint.syntax import (
     ATTRSET_TYPES,
@@ -120,6 +121,23 @@ class Semantic:
         self.tree = tree
         self.source = source
         self._scope_cache: dict[tuple[int, int, str], dict[str, Node]] = {}
+        self._shell_cache: dict[tuple[int, int, str], ShellText | None] = {}
+
+    def shell_text(self, string: Node) -> ShellText | None:
+        """The shell view of a string node, or None when the string is not shell code."""
+        key = node_key(string)
+        if key in self._shell_cache:
+            return self._shell_cache[key]
+        direct_call = None
+        parent = string.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "apply_expression":
+            function, _ = flatten_apply(_outer_call(parent))
+            direct_call = last_name(function)
+        shell = ShellText(string, self.source) if is_shell_string(string, self.binding_path(string), direct_call) else None
+        self._shell_cache[key] = shell
+        return shell
 
     # ----- bindings and input lists -------------------------------------------------------
 
