@@ -20,8 +20,8 @@ class TargetError(ValueError):
 def target_date(nixpkgs: str | None) -> _dt.date | None:
     """The date a target stands for; None for the newest nixpkgs ("unstable" or unset).
 
-    A release YY.MM stands for its branch-off at the end of that month's predecessor: 24.05 was
-    branched in May 2024, so a change merged on 2024-06-10 is not in it."""
+    A release YY.MM stands for its branch-off, around the 22nd of that month: a change merged on
+    2024-11-17 is in 24.11, one merged on 2024-06-10 is not in 24.05."""
     if nixpkgs is None or nixpkgs.strip().lower() in {"unstable", "latest", "master"}:
         return None
     value = nixpkgs.strip()
@@ -30,7 +30,7 @@ def target_date(nixpkgs: str | None) -> _dt.date | None:
         year, month = 2000 + int(release.group(1)), int(release.group(2))
         if month not in (5, 11):
             raise TargetError(f"nixpkgs release {value!r} does not exist: NixOS releases are YY.05 and YY.11")
-        return _dt.date(year, month, 15)
+        return _dt.date(year, month, 22)
     if _DATE.match(value):
         try:
             return _dt.date.fromisoformat(value)
