@@ -1,0 +1,144 @@
+"""Edit builders keep the file's style, and the fix loop's guarantees."""
+
+from __future__ import annotations
+
+import pytest
+
+from cudalint import edits
+from cudalint.engine import lint
+from cudalint.fixing import apply_edits, fix_file, select_fixes
+from cudalint.model import Applicability, Diagnostic, Edit, Fix, Severity
+from cudalint.parsing import parse
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+from cudalint.syntax import descendants
+
+
+def first(source: SourceFile, node_type: str):
+    return next(n for n in descendants(parse(source).root_node) if n.type == node_type)
+
+
+def apply(source: SourceFile, edit: Edit | None) -> str:
+    assert edit is not None
+    return apply_edits(source.data, [edit]).decode()
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("[ a b ]", "[ a b c ]"),
+        ("[ ]", "[ c ]"),
+        ("[]", "[ c ]"),
+        ("[\n  a\n  b\n]", "[\n  a\n  b\n  c\n]"),
+        ("[\n  a # why\n]", "[\n  a # why\n  c\n]"),
+        ("[\n]", "[\n  c\n]"),
+    ],
+)
+def test_append_to_list_keeps_style(before: str, after: str) -> None:
+    source = SourceFile("t.nix", before)
+    assert apply(source, edits.append_to_list(source, first(source, "list_expression"), ["c"])) == after
+
+
+def test_append_skips_present_items() -> None:
+    source = SourceFile("t.nix", "[ a c ]")
+    assert edits.append_to_list(source, first(source, "list_expression"), ["c"]) is None
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("{ a, b }: a", "{ a, b, c }: a"),
+        ("{ a, ... }: a", "{ a, c, ... }: a"),
+        ("{\n  a,\n  b,\n}: a", "{\n  a,\n  b,\n  c,\n}: a"),
+        ("{ a\n, b\n}: a", "{ a\n, b\n, c\n}: a"),
+        ("{ }: a", "{ c }: a"),
+    ],
+)
+def test_add_formal_keeps_style(before: str, after: str) -> None:
+    source = SourceFile("t.nix", before)
+    result = apply(source, edits.add_formal(source, first(source, "formals"), "c"))
+    assert result == after
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("{ a, b, c }: a", "{ a, c }: a"),
+        ("{ a, b }: a", "{ a }: a"),
+        ("{\n  a,\n  b,\n  c,\n}: a", "{\n  a,\n  c,\n}: a"),
+    ],
+)
+def test_remove_formal(before: str, after: str) -> None:
+    source = SourceFile("t.nix", before)
+    formal = [n for n in descendants(parse(source).root_node) if n.type == "formal"][1]
+    assert apply(source, edits.remove_formal(source, formal)) == after
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("{ x = 1; }", "{ nativeBuildInputs = [ c ]; x = 1; }"),
+        ("{\n  x = 1;\n}", "{\n  nativeBuildInputs = [ c ];\n  x = 1;\n}"),
+        ("{ nativeBuildInputs = [ a ]; }", "{ nativeBuildInputs = [ a c ]; }"),
+        ("{ nativeBuildInputs = deps; }", "{ nativeBuildInputs = deps ++ [ c ]; }"),
+        ("{ nativeBuildInputs = [ a ] ++ more; }", "{ nativeBuildInputs = [ a c ] ++ more; }"),
+    ],
+)
+def test_add_to_input(before: str, after: str) -> None:
+    source = SourceFile("t.nix", before)
+    attrset = first(source, "attrset_expression")
+    result = apply_edits(source.data, edits.add_to_input(source, attrset, "nativeBuildInputs", ["c"])).decode()
+    assert result == after
+
+
+def test_overlapping_edits_are_refused() -> None:
+    with pytest.raises(ValueError):
+        apply_edits(b"abcdef", [Edit(0, 3, "x"), Edit(2, 4, "y")])
+
+
+def _diagnostic(start: int, end: int, edits_: tuple[Edit, ...], isolation: str | None = None) -> Diagnostic:
+    return Diagnostic("CUDA001", "m", start, end, Severity.WARNING, (Fix("t", Applicability.SAFE, edits_, isolation),))
+
+
+def test_select_fixes_skips_overlaps_and_isolated_groups() -> None:
+    a = _diagnostic(0, 2, (Edit(0, 2, "x"),))
+    b = _diagnostic(1, 3, (Edit(1, 3, "y"),))
+    c = _diagnostic(5, 6, (Edit(5, 6, "z"),), isolation="g")
+    d = _diagnostic(8, 9, (Edit(8, 9, "w"),), isolation="g")
+    chosen = [pair[0] for pair in select_fixes([a, b, c, d], unsafe=False)]
+    assert chosen == [a, c]
+
+
+def test_unsafe_fixes_need_opt_in() -> None:
+    text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation { nativeBuildInputs = [ cudatoolkit ]; }\n"
+    source = SourceFile("t.nix", text)
+    assert not fix_file(source, LintSettings()).changed
+    assert "cuda_nvcc" in fix_file(source, LintSettings(), unsafe=True).text
+
+
+def test_fix_all_converges_for_many_uses_of_a_formal() -> None:
+    uses = "\n".join(f"  x{i} = [ cudatoolkit ];" for i in range(12))
+    text = f"{{ stdenv, cudatoolkit }}:\nstdenv.mkDerivation {{\n  nativeBuildInputs = [ cudatoolkit ];\n  buildInputs = [ cudatoolkit ];\n{uses}\n}}\n"
+    outcome = fix_file(SourceFile("t.nix", text), LintSettings(), unsafe=True)
+    assert "nativeBuildInputs = [ cudaPackages.cuda_nvcc ]" in outcome.text
+    # the formal stays while unfixable uses (x0..x11) remain
+    assert "cudatoolkit }" in outcome.text or "cudatoolkit," in outcome.text
+    assert not fix_file(SourceFile("t.nix", outcome.text), LintSettings(), unsafe=True).changed
+
+
+def test_formal_is_renamed_with_its_last_use() -> None:
+    text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation { nativeBuildInputs = [ cudatoolkit ]; }\n"
+    outcome = fix_file(SourceFile("t.nix", text), LintSettings(), unsafe=True)
+    assert outcome.text.startswith("{ stdenv, cudaPackages }:")
+    assert lint(SourceFile("t.nix", outcome.text), LintSettings()).syntax_errors == 0
+
+
+def test_a_fix_that_breaks_parsing_is_dropped() -> None:
+    source = SourceFile("t.nix", "[ a ]")
+    breaking = _diagnostic(0, 1, (Edit(0, 1, "(("),))
+    from cudalint import fixing
+    from cudalint.engine import LintResult
+
+    first_result = LintResult(source, parse(source), [breaking])
+    outcome = fixing.fix_file(source, LintSettings(enabled=frozenset()), first=first_result)
+    assert outcome.text == "[ a ]" and outcome.dropped

@@ -1,0 +1,93 @@
+"""CUDA900: syntax errors, the trailing-comma grammar gap, and Nix itself as the oracle."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cudalint.engine import lint
+from cudalint.parsing import parse, syntax_problems
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+from requirements import require_executable
+
+TOLERATED = [
+    "{ a, b, }: a",
+    "{ a ? 1, }: a",
+    "{ a, }: a",
+    "args@{ a, b, }: a",
+    "{ a, b, }@args: a",
+    "{\n  lib,\n  stdenv,\n  cudaSupport ? config.cudaSupport,\n}:\nstdenv.mkDerivation { }\n",
+]
+REJECTED = [
+    "{ a, ..., }: a",
+    "{ a,, }: a",
+    "{ a, , b }: a",
+    "{ a b }: a",
+    "{ a, b, }: { x = ; }",
+    "[ 1 2",
+    "let x = 1 in x",
+    "{ a = 1; ",
+]
+
+
+def nix_accepts(nix: str, path: Path) -> bool:
+    """Whether Nix parses the file. `--parse` also rejects free variables (`config` in a
+    snippet); that is scoping, not syntax, so it counts as accepted."""
+    run = subprocess.run([nix, "--parse", str(path)], capture_output=True, text=True)
+    return run.returncode == 0 or "undefined variable" in run.stderr
+
+
+def problems(text: str) -> list:
+    source = SourceFile("t.nix", text)
+    return syntax_problems(parse(source), source)
+
+
+@pytest.mark.parametrize("text", TOLERATED)
+def test_trailing_comma_in_formals_is_not_an_error(text: str) -> None:
+    assert problems(text) == []
+
+
+@pytest.mark.parametrize("text", REJECTED)
+def test_real_syntax_errors_are_reported(text: str) -> None:
+    assert problems(text)
+
+
+def test_gap_does_not_hide_an_error_elsewhere() -> None:
+    found = problems("{\n  a,\n  b,\n}:\n{ x = ; }\n")
+    assert len(found) == 1
+    assert SourceFile("t", "{\n  a,\n  b,\n}:\n{ x = ; }\n").location(found[0].start)[0] == 5
+
+
+def test_rules_still_run_on_a_file_with_a_syntax_error() -> None:
+    text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n  x = ;\n}\n"
+    codes = [d.code for d in lint(SourceFile("t.nix", text), LintSettings()).diagnostics]
+    assert "CUDA900" in codes and "CUDA001" in codes
+
+
+def all_nix_fixtures() -> list[Path]:
+    root = Path(__file__).parent / "fixtures"
+    return sorted(root.rglob("*.nix"))
+
+
+@pytest.mark.parametrize("text", TOLERATED + REJECTED)
+def test_snippets_agree_with_nix(text: str, tmp_path: Path) -> None:
+    nix = require_executable("nix-instantiate", "the Nix parser is the oracle for syntax errors")
+    path = tmp_path / "snippet.nix"
+    path.write_text(text)
+    accepted = nix_accepts(nix, path)
+    assert accepted == (problems(text) == []), f"nix accepts={accepted} but cudalint found {problems(text)}"
+
+
+def test_every_fixture_agrees_with_nix() -> None:
+    nix = require_executable("nix-instantiate", "the Nix parser is the oracle for syntax errors")
+    disagreements = []
+    for path in all_nix_fixtures():
+        accepted = nix_accepts(nix, path)
+        text = path.read_text(encoding="utf-8")
+        if accepted != (problems(text) == []):
+            disagreements.append(f"{path}: nix accepts={accepted}")
+    assert not disagreements, "\n".join(disagreements)

@@ -1,0 +1,84 @@
+"""The semantic view: bindings, input lists, guards, calls and name resolution."""
+
+from __future__ import annotations
+
+from cudalint.parsing import parse
+from cudalint.semantic import Semantic
+from cudalint.source import SourceFile
+from cudalint.syntax import descendants, text
+
+FILE = """{ lib, stdenv, cudaPackages, cudatoolkit, cudaSupport ? false, pkgs }:
+let
+  inherit (cudaPackages) cuda_nvcc libcublas;
+  cp = pkgs.cudaPackages_12_4;
+  deps = with cudaPackages; [ cuda_cudart (lib.getDev libcusparse) ];
+  tk = cudatoolkit;
+in
+stdenv.mkDerivation (finalAttrs: {
+  nativeBuildInputs = [ cuda_nvcc ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_cccl ];
+  buildInputs = deps ++ (if cudaSupport then [ libcublas.dev cp.libcufft ] else [ ]) ++ [ tk ];
+  env.EXTRA = "${lib.getOutput "static" cudaPackages.cuda_cudart}";
+  shadow = let cuda_nvcc = 1; in cuda_nvcc;
+  fromWith = with pkgs; [ cudatoolkit ];
+})
+"""
+
+
+def view() -> tuple[Semantic, SourceFile]:
+    source = SourceFile("t.nix", FILE)
+    return Semantic(parse(source), source), source
+
+
+def refs_by_text() -> dict:
+    semantic, _ = view()
+    return {text(r.node): r for r in semantic.cuda_refs()}
+
+
+def test_reference_forms_resolve_to_packages_and_outputs() -> None:
+    refs = refs_by_text()
+    assert (refs["cuda_cudart"].package, refs["cuda_cudart"].via) == ("cuda_cudart", "with")
+    assert (refs["(lib.getDev libcusparse)"].output, refs["(lib.getDev libcusparse)"].getter) == ("dev", "getDev")
+    assert refs["libcublas.dev"].via == "inherit" and refs["libcublas.dev"].output == "dev"
+    assert refs["cp.libcufft"].set_name == "cudaPackages_12_4"
+    assert refs['lib.getOutput "static" cudaPackages.cuda_cudart'].output == "static"
+    assert refs["tk"].package == "cudatoolkit" and refs["tk"].via == "let"
+    assert refs["cudaPackages.cuda_cccl"].via == "select"
+
+
+def test_lexical_bindings_win_over_with_and_shadow_outer_names() -> None:
+    semantic, source = view()
+    # `with pkgs; [ cudatoolkit ]`: the formal is lexical, so it wins over `with`
+    in_with = [n for n in descendants(semantic.tree.root_node) if n.type == "variable_expression" and text(n) == "cudatoolkit"][-1]
+    assert source.location(in_with.start_byte)[0] == 13
+    assert semantic.resolve(in_with).kind == "formal"
+    shadowed = [n for n in descendants(semantic.tree.root_node) if n.type == "variable_expression" and text(n) == "cuda_nvcc"][-1]
+    assert semantic.resolve(shadowed).kind == "let"
+    assert semantic.cuda_ref(shadowed) is None
+
+
+def test_input_sites_follow_list_syntax_and_let_variables() -> None:
+    semantic, _ = view()
+    refs = {text(r.node): r for r in semantic.cuda_refs()}
+    assert semantic.input_site(refs["cuda_nvcc"].node).attr == "nativeBuildInputs"
+    assert semantic.input_site(refs["cudaPackages.cuda_cccl"].node).attr == "nativeBuildInputs"
+    assert semantic.input_site(refs["libcublas.dev"].node).attr == "buildInputs"
+    assert semantic.input_site(refs["cuda_cudart"].node) is None
+    assert semantic.input_attrs(refs["cuda_cudart"].node) == {"buildInputs"}
+
+
+def test_guards_binding_paths_and_calls() -> None:
+    semantic, _ = view()
+    refs = {text(r.node): r for r in semantic.cuda_refs()}
+    assert [g.text for g in semantic.guards(refs["cudaPackages.cuda_cccl"].node)] == ["cudaSupport"]
+    assert [(g.text, g.positive) for g in semantic.guards(refs["libcublas.dev"].node)] == [("cudaSupport", True)]
+    static = refs['lib.getOutput "static" cudaPackages.cuda_cudart']
+    assert semantic.binding_path(static.node) == ("env", "EXTRA")
+    call = semantic.enclosing_call(static.node)
+    assert call is not None and call.name == "mkDerivation" and call.dotted == "stdenv.mkDerivation"
+
+
+def test_deep_nesting_does_not_recurse() -> None:
+    depth = 20000
+    source = SourceFile("deep.nix", "[" * depth + "]" * depth)
+    tree = parse(source)
+    assert sum(1 for _ in descendants(tree.root_node)) > depth

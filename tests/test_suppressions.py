@@ -1,0 +1,67 @@
+"""Suppression comments: placement, shell comments inside strings, ignore-file, CUDA901."""
+
+from __future__ import annotations
+
+from cudalint.engine import lint
+from cudalint.fixing import fix_file
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+HEAD = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n"
+
+
+def codes(text: str, settings: LintSettings | None = None) -> list[tuple[int, str]]:
+    source = SourceFile("t.nix", text)
+    return [(source.location(d.start)[0], d.code) for d in lint(source, settings or LintSettings()).diagnostics]
+
+
+def test_end_of_line_suppression() -> None:
+    text = HEAD + "  nativeBuildInputs = [ cudatoolkit ]; # cudalint: ignore[CUDA001] -- legacy\n}\n"
+    assert codes(text) == []
+
+
+def test_own_line_suppression_covers_the_next_code_line_only() -> None:
+    text = HEAD + "  # cudalint: ignore[CUDA001]\n\n  # another comment\n  nativeBuildInputs = [ cudatoolkit ];\n  buildInputs = [ cudatoolkit ];\n}\n"
+    assert codes(text) == [(7, "CUDA001")]
+
+
+def test_suppression_of_another_code_does_not_apply_and_is_reported() -> None:
+    text = HEAD + "  nativeBuildInputs = [ cudatoolkit ]; # cudalint: ignore[CUDA102]\n}\n"
+    assert sorted(codes(text)) == [(3, "CUDA001"), (3, "CUDA901")]
+
+
+def test_several_codes_and_lowercase() -> None:
+    text = HEAD + "  nativeBuildInputs = [ cudatoolkit ]; # cudalint: ignore[cuda001, CUDA900]\n}\n"
+    assert codes(text) == [(3, "CUDA901")]  # CUDA900 matched nothing
+
+
+def test_shell_comment_inside_a_nix_string_counts() -> None:
+    text = HEAD + "  postFixup = ''\n    # cudalint: ignore[CUDA001] -- kept for the old branch\n    ln -s ${cudatoolkit} $out/cuda\n  '';\n}\n"
+    assert codes(text) == []
+
+
+def test_ignore_file_in_leading_comments_only() -> None:
+    leading = "# cudalint: ignore-file[CUDA001]\n" + HEAD + "  nativeBuildInputs = [ cudatoolkit ];\n}\n"
+    assert codes(leading) == []
+    later = HEAD + "  # cudalint: ignore-file[CUDA001]\n  nativeBuildInputs = [ cudatoolkit ];\n}\n"
+    assert (4, "CUDA001") in codes(later)
+
+
+def test_unknown_codes_and_missing_codes_are_reported() -> None:
+    text = "# cudalint: ignore[CUDA999]\n1 # cudalint: ignore\n"
+    assert codes(text) == [(1, "CUDA901"), (2, "CUDA901")]
+
+
+def test_disabled_rules_do_not_make_suppressions_unused() -> None:
+    text = HEAD + "  nativeBuildInputs = [ ]; # cudalint: ignore[CUDA001]\n}\n"
+    assert codes(text, LintSettings(enabled=frozenset({"CUDA901"}))) == []
+    assert codes(text) == [(3, "CUDA901")]
+
+
+def test_unused_suppression_fix_removes_only_the_comment() -> None:
+    text = "[\n  # cudalint: ignore[CUDA001]\n  1 # cudalint: ignore[CUDA001]\n]\n"
+    outcome = fix_file(SourceFile("t.nix", text), LintSettings())
+    assert outcome.text == "[\n  1\n]\n"
+    mixed = HEAD + "  nativeBuildInputs = [ cudatoolkit ]; # cudalint: ignore[CUDA001, CUDA102]\n}\n"
+    fixed = fix_file(SourceFile("t.nix", mixed), LintSettings()).text
+    assert "# cudalint: ignore[CUDA001]\n" in fixed
