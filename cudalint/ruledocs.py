@@ -1,0 +1,184 @@
+"""Rule documentation for people: `cudalint rule CODE`, `cudalint rules`, and the README's rule
+table.
+
+    python -m cudalint.ruledocs --write-readme README.md   # regenerate the README's table
+    python -m cudalint.ruledocs --check-readme README.md   # exit 1 if it is out of date
+
+The README holds the table between `<!-- rules:start -->` and `<!-- rules:end -->`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from cudalint.model import Applicability, Rule
+from cudalint.registry import all_rules
+
+START_MARKER = "<!-- rules:start -->"
+END_MARKER = "<!-- rules:end -->"
+
+RESET = "\x1b[0m"
+BOLD = "\x1b[1m"
+DIM = "\x1b[2m"
+UNDERLINE = "\x1b[4m"
+RED = "\x1b[31m"
+GREEN = "\x1b[32m"
+YELLOW = "\x1b[33m"
+CYAN = "\x1b[36m"
+
+_SEVERITY_COLOR = {"error": RED, "warning": YELLOW, "info": CYAN}
+
+FIX_TEXT = {
+    Applicability.SAFE: "safe fix available (applied by --fix)",
+    Applicability.UNSAFE: "unsafe fix available (applied by --fix --unsafe-fixes)",
+    Applicability.NONE: "no automatic fix",
+}
+
+
+def _paint(color: bool, text: str, *styles: str) -> str:
+    return "".join(styles) + text + RESET if color and text else text
+
+
+def _inline(text: str, color: bool) -> str:
+    """Inline markdown for a terminal: `code` highlighted when coloured, kept as is otherwise."""
+    if not color:
+        return text
+    return re.sub(r"`([^`\n]+)`", lambda m: _paint(True, m.group(1), CYAN), text)
+
+
+def render_docs(docs: str, color: bool) -> str:
+    """The docs markdown for a terminal: headings emphasised, fenced code indented."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in docs.splitlines():
+        stripped = line.strip()
+        if fence is not None:
+            if stripped.startswith("```"):
+                fence = None
+                out.append("")
+                continue
+            out.append("    " + _paint(color, line, GREEN) if line else "")
+            continue
+        if stripped.startswith("```"):
+            fence = stripped[3:].strip()
+            if out and out[-1] != "":
+                out.append("")
+            continue
+        heading = re.match(r"^(#{1,6})\s+(.*)$", line)
+        if heading:
+            title = heading.group(2).strip()
+            out.append(_paint(color, title, BOLD, UNDERLINE) if color else f"{title}\n{'-' * len(title)}")
+            continue
+        out.append(_inline(line, color))
+    text = "\n".join(out)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip("\n")
+
+
+def render_rule(rule: Rule, color: bool) -> str:
+    severity = rule.severity.value
+    lines = [
+        f"{_paint(color, rule.code, BOLD)} {_paint(color, rule.name, BOLD)}",
+        "",
+        _inline(rule.summary, color),
+        "",
+        f"Severity: {_paint(color, severity, _SEVERITY_COLOR.get(severity, ''))}",
+        f"Fix:      {FIX_TEXT[rule.fix]}",
+        f"Docs:     {rule.url}",
+    ]
+    docs = rule.docs.strip()
+    if docs:
+        lines += ["", render_docs(docs, color)]
+    return "\n".join(lines) + "\n"
+
+
+def render_rule_list(color: bool) -> str:
+    rules = all_rules()
+    header = ("Code", "Name", "Severity", "Fix", "Summary")
+    rows = [(r.code, r.name, r.severity.value, r.fix.value, r.summary) for r in rules]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+
+    def line(cells: tuple[str, ...], styles: tuple[tuple[str, ...], ...]) -> str:
+        parts = []
+        for i, cell in enumerate(cells[:4]):
+            parts.append(_paint(color, cell, *styles[i]) + " " * (widths[i] - len(cell)))
+        parts.append(cells[4])
+        return "  ".join(parts).rstrip()
+
+    out = [line(header, ((BOLD,),) * 4)]
+    for row in rows:
+        severity_style = (_SEVERITY_COLOR.get(row[2], ""),)
+        out.append(line(row, ((BOLD,), (), severity_style, ())))
+    return "\n".join(out) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def rules_markdown_table() -> str:
+    lines = ["| Code | Name | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- |"]
+    for rule in all_rules():
+        fix = {"safe": "safe", "unsafe": "unsafe", "none": ""}[rule.fix.value]
+        lines.append(
+            f"| [{rule.code}]({rule.url}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(rule.summary)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+class ReadmeError(Exception):
+    pass
+
+
+def readme_block(text: str) -> str | None:
+    """The text between the markers, or None when the README has no (complete) block."""
+    start = text.find(START_MARKER)
+    if start == -1:
+        return None
+    end = text.find(END_MARKER, start)
+    if end == -1:
+        raise ReadmeError(f"{START_MARKER} without a following {END_MARKER}")
+    return text[start + len(START_MARKER) : end]
+
+
+def update_readme(text: str) -> str:
+    """`text` with the block between the markers replaced by the current table."""
+    if readme_block(text) is None:
+        raise ReadmeError(f"no {START_MARKER} ... {END_MARKER} block")
+    start = text.index(START_MARKER) + len(START_MARKER)
+    end = text.index(END_MARKER, start)
+    return text[:start] + "\n" + rules_markdown_table() + text[end:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cudalint.ruledocs", description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write-readme", metavar="README", help="replace the rule table between the markers")
+    group.add_argument("--check-readme", metavar="README", help="exit 1 when the rule table is out of date")
+    args = parser.parse_args(argv)
+    target = args.write_readme or args.check_readme
+    if target is None:
+        sys.stdout.write(rules_markdown_table())
+        return 0
+    path = Path(target)
+    try:
+        text = path.read_text(encoding="utf-8")
+        updated = update_readme(text)
+    except (OSError, ReadmeError) as error:
+        print(f"error: {path}: {error}", file=sys.stderr)
+        return 2
+    if args.check_readme:
+        if updated != text:
+            print(f"{path}: the rule table is out of date; run python -m cudalint.ruledocs --write-readme {path}", file=sys.stderr)
+            return 1
+        return 0
+    if updated != text:
+        path.write_text(updated, encoding="utf-8", newline="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
