@@ -6,9 +6,21 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from cudalint.model import Edit
-from cudalint.semantic import CudaRef, Semantic
+from cudalint.semantic import CudaRef, InputSite, NameBinding, Semantic
 from cudalint.source import SourceFile
-from cudalint.syntax import ATTRSET_TYPES, attrpath_names, binding_value, bindings_of, text, unparen
+from cudalint.syntax import (
+    ATTRSET_TYPES,
+    attrpath_names,
+    binding_value,
+    bindings_of,
+    descendants,
+    dotted_name,
+    flatten_apply,
+    last_name,
+    node_key,
+    text,
+    unparen,
+)
 
 
 def replace(node: Node, content: str) -> Edit:
@@ -247,3 +259,183 @@ def package_reference(source: SourceFile, semantic: Semantic, ref: CudaRef, pack
 
 def is_attrset(node: Node | None) -> bool:
     return node is not None and node.type in ATTRSET_TYPES
+
+
+# ----- moving an element from one input list to another ----------------------------------------
+
+_OPAQUE_VALUES = frozenset({"if_expression", "let_expression", "with_expression", "assert_expression", "function_expression"})
+
+
+def _guard_prefix(source: SourceFile, list_node: Node, binding: Node) -> tuple[bool, str | None, Node]:
+    """Between a list literal and the binding whose value holds it: whether only list-building
+    syntax lies there, the text of at most one `lib.optionals cond ` guard (whitespace
+    normalised), and the outermost node that holds nothing but that list."""
+    value = binding_value(binding)
+    prefix: str | None = None
+    sole = list_node  # the largest node whose only content is this list
+    child, parent = list_node, list_node.parent
+    sole_open = True
+    while child is not None and child != value and parent is not None:
+        kind = parent.type
+        if kind == "parenthesized_expression" or (kind == "with_expression" and parent.child_by_field_name("body") == child):
+            pass
+        elif kind == "binary_expression" and parent.child_by_field_name("operator").type == "++":
+            sole_open = False
+        elif kind == "apply_expression":
+            outer = parent
+            while outer.parent is not None and outer.parent.type == "apply_expression" and outer.parent.child_by_field_name("function") == outer:
+                outer = outer.parent
+            function, arguments = flatten_apply(outer)
+            name = last_name(function)
+            if name != "optionals" or len(arguments) != 2 or not (arguments[-1].start_byte <= child.start_byte and child.end_byte <= arguments[-1].end_byte) or prefix is not None:
+                return False, None, sole
+            prefix = " ".join(source.slice(outer.start_byte, arguments[-1].start_byte).split()) + " "
+            if sole_open:
+                sole = outer
+            child, parent = outer, outer.parent
+            continue
+        else:
+            return False, None, sole
+        if sole_open and kind != "binary_expression":
+            sole = parent
+        child, parent = parent, parent.parent
+    return child == value, prefix, sole
+
+
+def _delete_emptied(source: SourceFile, site_binding: Node, sole: Node) -> Edit:
+    """Delete `sole` (a node left holding only an empty list) together with the `++` joining it,
+    or the whole binding when it is the binding's value."""
+    value = binding_value(site_binding)
+    if sole == value or unparen(value) == sole:
+        return delete_element(source, site_binding)
+    parent = sole.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        sole, parent = parent, parent.parent
+    if parent is not None and parent.type == "binary_expression":
+        left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
+        if right == sole:
+            return Edit(left.end_byte, sole.end_byte, "")
+        if left == sole:
+            return Edit(sole.start_byte, right.start_byte, "")
+    return Edit(sole.start_byte, sole.end_byte, "[ ]")
+
+
+def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, prefix: str | None) -> list[Edit] | None:
+    """Edits making `text_` an item of `attr`, under the guard `prefix` (`lib.optionals c `)."""
+    binding = find_binding(attrset, attr)
+    if binding is None:
+        if prefix is None:
+            return add_to_input(source, attrset, attr, [text_])
+        return [insert_binding(source, attrset, f"{attr} = {prefix}[ {text_} ];")]
+    value = binding_value(binding)
+    if value is None:
+        return None
+    if prefix is None:
+        target = first_list(value)
+        if target is not None:
+            edit = append_to_list(source, target, [text_])
+            return [edit] if edit is not None else []
+    else:
+        for candidate in descendants(value):
+            if candidate.type == "list_expression":
+                ok, candidate_prefix, _ = _guard_prefix(source, candidate, binding)
+                if ok and candidate_prefix == prefix:
+                    edit = append_to_list(source, candidate, [text_])
+                    return [edit] if edit is not None else []
+    addition = f" ++ {prefix or ''}[ {text_} ]"
+    if unparen(value).type in _OPAQUE_VALUES and value.type != "parenthesized_expression":
+        return [Edit(value.start_byte, value.start_byte, "("), Edit(value.end_byte, value.end_byte, ")" + addition)]
+    return [Edit(value.end_byte, value.end_byte, addition)]
+
+
+def merge_edits(edits: list[Edit]) -> list[Edit]:
+    """Fuse edits of one fix that start at the same offset (an insertion where a deletion
+    starts), which the fix selection would otherwise treat as overlapping."""
+    merged: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if merged and merged[-1].start == edit.start and merged[-1].start == merged[-1].end:
+            previous = merged.pop()
+            edit = Edit(edit.start, edit.end, previous.content + edit.content)
+        merged.append(edit)
+    return merged
+
+
+def move_to_input(source: SourceFile, site: InputSite, attrset: Node, attr: str, text: str) -> list[Edit]:
+    """Move the list element `site.element` out of its input list into input `attr` of `attrset`
+    (e.g. from `buildInputs` to `nativeBuildInputs`), written as `text` there.
+
+    A `lib.optionals cond [ ... ]` guard around the element is kept around the moved item (an
+    existing list under the same guard is reused); a source list left empty is removed with its
+    `++` (or the whole binding). Returns [] when the move cannot be written safely: the element is
+    not directly in a list literal, or sits under `if`, nested guards or other functions."""
+    if site.list_node is None:
+        return []
+    ok, prefix, sole = _guard_prefix(source, site.list_node, site.binding)
+    if not ok:
+        return []
+    elements = list_elements(site.list_node)
+    if len(elements) == 1 and elements[0] == site.element:
+        removal = _delete_emptied(source, site.binding, sole)
+    else:
+        removal = delete_element(source, site.element)
+    addition = _append_input(source, attrset, attr, text, prefix)
+    if addition is None:
+        return []
+    edits = merge_edits([removal, *addition])
+    for first, second in zip(edits, edits[1:]):
+        if second.start < first.end:
+            return []
+    return edits
+
+
+def input_destination(attrset: Node, attr: str) -> Node:
+    """Where an item added to input `attr` of `attrset` will be evaluated (for name resolution):
+    the list it is appended to, the existing value, or the attrset."""
+    binding = find_binding(attrset, attr)
+    if binding is None:
+        return attrset
+    value = binding_value(binding)
+    if value is None:
+        return attrset
+    return first_list(value) or value
+
+
+def spell_at(semantic: Semantic, node: Node, destination: Node, depth: int = 0) -> str | None:
+    """The text of `node` rewritten so that it means the same when written at `destination`:
+    names that resolve differently there are qualified with the package set they came from
+    (`libcublas` under `with cudaPackages;` -> `cudaPackages.libcublas`). None when that is
+    not possible (a name bound by an inner `let` or formal that the destination cannot see)."""
+    if depth > 4:
+        return None
+    replacements: list[tuple[int, int, str]] = []
+    for variable in descendants(node):
+        if variable.type != "variable_expression":
+            continue
+        name = text(variable.child_by_field_name("name"))
+        here = semantic.resolve(variable)
+        there = semantic.resolve_name(name, destination)
+        if _same_binding(here, there):
+            continue
+        qualifier: Node | None = None
+        if here.kind == "with":
+            qualifier = next((w for w in here.withs if semantic.package_set_name(w) is not None), None)
+        elif here.kind == "inherit-from":
+            qualifier = here.source
+        if qualifier is None or dotted_name(qualifier) is None:
+            return None
+        spelled = spell_at(semantic, qualifier, destination, depth + 1)
+        if spelled is None:
+            return None
+        replacements.append((variable.start_byte, variable.end_byte, f"{spelled}.{name}"))
+    data = node.text or b""
+    for start, end, content in sorted(replacements, reverse=True):
+        data = data[: start - node.start_byte] + content.encode("utf-8") + data[end - node.start_byte :]
+    return data.decode("utf-8", "replace")
+
+
+def _same_binding(a: NameBinding, b: NameBinding) -> bool:
+    if a.kind != b.kind:
+        return False
+    if (a.node is None) != (b.node is None) or (a.node is not None and node_key(a.node) != node_key(b.node)):
+        return False
+    return [node_key(w) for w in a.withs] == [node_key(w) for w in b.withs]
