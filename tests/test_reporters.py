@@ -1,0 +1,362 @@
+"""The text, json, github and statistics output formats, on findings of real Nix snippets."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from cudalint.engine import lint
+from cudalint.fixing import apply_edits
+from cudalint.model import Applicability, Diagnostic, Edit, Fix, Severity
+from cudalint.reporters import FORMATS, ReportOptions, get_reporter
+from cudalint.reporters.github import escape_data, escape_property
+from cudalint.reporters.statistics import write_statistics
+from cudalint.reporters.text import expand_line
+from cudalint.results import FileResult
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+TOOLKIT = """\
+{ stdenv, cudatoolkit }:
+stdenv.mkDerivation {
+  pname = "saxpy";
+  nativeBuildInputs = [ cudatoolkit ];
+}
+"""
+
+# CUDA901 (safe fix) on line 3 and CUDA001 (unsafe fix) on line 5.
+SUPPRESSION = """\
+{ stdenv, cudatoolkit }:
+stdenv.mkDerivation {
+  # cudalint: ignore[CUDA001]
+  pname = "x";
+  nativeBuildInputs = [ cudatoolkit ];
+}
+"""
+
+UNICODE = '{ cudatoolkit }:\n{\n\tname = "日本🚀"; x = [ cudatoolkit ];\n}\n'
+
+BROKEN = "{ a }:\n[\n  (a\n    b\n  c\n"
+
+PLAIN = ReportOptions(color=False, unsafe_fixes=False)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def checked(path: str, text: str) -> FileResult:
+    source = SourceFile(path, text)
+    result = lint(source, LintSettings())
+    return FileResult(path, source, result.diagnostics, internal_errors=result.internal_errors)
+
+
+def render(name: str, results: list[FileResult], options: ReportOptions = PLAIN) -> str:
+    out = io.StringIO()
+    get_reporter(name)(results, out, options)
+    return out.getvalue()
+
+
+# get_reporter
+
+
+def test_every_format_has_a_reporter() -> None:
+    assert set(FORMATS) == {"text", "json", "sarif", "github"}
+    for name in FORMATS:
+        assert callable(get_reporter(name))
+
+
+@pytest.mark.parametrize("name", ["xml", "", "TEXT", None])
+def test_unknown_format_raises_key_and_value_error(name) -> None:
+    with pytest.raises(KeyError):
+        get_reporter(name)
+    with pytest.raises(ValueError, match="unknown output format"):
+        get_reporter(name)
+
+
+def test_report_options_defaults() -> None:
+    options = ReportOptions(color=True, unsafe_fixes=False)
+    assert options.show_fixes is True
+
+
+# text
+
+
+def test_text_header_source_line_and_caret() -> None:
+    output = render("text", [checked("pkgs/a.nix", TOOLKIT)])
+    lines = output.splitlines()
+    assert lines[0].startswith("pkgs/a.nix:4:25: CUDA001 [warning] `cudatoolkit` is the monolithic runfile")
+    assert lines[1] == "  |"
+    assert lines[2] == "4 |   nativeBuildInputs = [ cudatoolkit ];"
+    assert lines[3] == "  |                         ^^^^^^^^^^^"
+    caret = lines[3].index("^")
+    assert lines[2][caret : caret + len("cudatoolkit")] == "cudatoolkit"
+
+
+def test_text_unsafe_fix_is_hidden_without_unsafe_fixes() -> None:
+    output = render("text", [checked("a.nix", TOOLKIT)])
+    assert "  = help: Replace the runfile toolkit with `cuda_nvcc` (unsafe fix, hidden: enable with --unsafe-fixes)" in output
+    assert "[*]" not in output
+    assert output.endswith("Found 1 finding (1 more with --unsafe-fixes).\n")
+
+
+def test_text_unsafe_fix_is_shown_with_unsafe_fixes() -> None:
+    output = render("text", [checked("a.nix", TOOLKIT)], ReportOptions(color=False, unsafe_fixes=True))
+    assert "  = help: Replace the runfile toolkit with `cuda_nvcc` (unsafe)\n" in output
+    assert "CUDA001 [*] [warning]" in output
+    assert output.endswith("Found 1 finding (1 fixable with --fix).\n")
+
+
+def test_text_safe_and_unsafe_fixes_counted_in_summary() -> None:
+    output = render("text", [checked("a.nix", SUPPRESSION)])
+    assert "a.nix:3:3: CUDA901 [*] [warning]" in output
+    assert "  = help: Remove the unused suppression comment\n" in output
+    assert output.endswith("Found 2 findings (1 fixable with --fix; 1 more with --unsafe-fixes).\n")
+
+
+def test_text_show_fixes_false_omits_help() -> None:
+    output = render("text", [checked("a.nix", SUPPRESSION)], ReportOptions(color=False, unsafe_fixes=False, show_fixes=False))
+    assert "help:" not in output
+    assert "Found 2 findings" in output
+
+
+def test_text_all_checks_passed() -> None:
+    output = render("text", [checked("a.nix", "{ cudaPackages }: cudaPackages.cuda_nvcc\n")])
+    assert output == "All checks passed!\n"
+    assert render("text", []) == "All checks passed!\n"
+
+
+def test_text_tabs_and_wide_characters_keep_the_caret_under_the_span() -> None:
+    output = render("text", [checked("u.nix", UNICODE)])
+    lines = output.splitlines()
+    assert lines[0].startswith("u.nix:3:22: CUDA001")  # columns count characters: tab=1, 🚀=1
+    source_line, underline = lines[2], lines[3]
+    assert "\t" not in source_line
+    assert source_line == '3 |     name = "日本🚀"; x = [ cudatoolkit ];'
+    # 日, 本 and 🚀 take two terminal cells each: the caret is placed by display width.
+    prefix = source_line[: source_line.index("cudatoolkit")]
+    wide = sum(1 for c in prefix if c in "日本🚀")
+    assert underline.index("^") == len(prefix) + wide
+    assert underline.count("^") == len("cudatoolkit")
+
+
+def test_expand_line_tab_stops() -> None:
+    shown, columns = expand_line("a\tb\t\tc")
+    assert shown == "a   b       c"
+    assert columns == [0, 1, 4, 5, 8, 12, 13]
+    shown, columns = expand_line("\x07x")
+    assert shown == "\u2407x" and columns == [0, 1, 2]
+
+
+def test_text_multiline_span_underlines_the_first_line_only() -> None:
+    output = render("text", [checked("b.nix", BROKEN)])
+    block = output.split("\n\n")[0].splitlines()
+    assert block[0].startswith("b.nix:1:1: CUDA900 [error] syntax error")
+    assert block[2] == "1 | { a }:"
+    assert block[3] == "  | ^^^^^^..."
+
+
+def test_text_zero_width_span_gets_one_caret() -> None:
+    source = SourceFile("z.nix", "let\n  x = {\n    b = ;\n  };\nin x\n")
+    result = lint(source, LintSettings())
+    empty = [d for d in result.diagnostics if d.start == d.end]
+    assert empty, "expected an empty-span syntax error"
+    output = render("text", [FileResult("z.nix", source, empty)])
+    lines = output.splitlines()
+    assert lines[2] == "3 |     b = ;"
+    assert lines[3] == "  |        ^"  # the empty span after `=`, column 8
+
+
+def test_text_span_at_end_of_file_without_newline() -> None:
+    source = SourceFile("e.nix", "[ 1")
+    result = lint(source, LintSettings())
+    assert result.diagnostics
+    output = render("text", [FileResult("e.nix", source, result.diagnostics)])
+    assert "1 | [ 1" in output and "Found" in output
+
+
+def test_text_crlf_lines_show_without_carriage_return() -> None:
+    output = render("text", [checked("c.nix", TOOLKIT.replace("\n", "\r\n"))])
+    assert "\r" not in output
+    assert "4 |   nativeBuildInputs = [ cudatoolkit ];\n" in output
+
+
+def test_text_long_lines_are_clipped_around_the_span() -> None:
+    text = "{ cudatoolkit }:\n[ " + " ".join(f'"{i:04}"' for i in range(100)) + " cudatoolkit ]\n"
+    output = render("text", [checked("l.nix", text)])
+    lines = output.splitlines()
+    assert len(lines[2]) < 260
+    assert lines[2][lines[3].index("^") :].startswith("cudatoolkit")
+
+
+def test_text_colour_only_when_asked() -> None:
+    plain = render("text", [checked("a.nix", SUPPRESSION)])
+    coloured = render("text", [checked("a.nix", SUPPRESSION)], ReportOptions(color=True, unsafe_fixes=False))
+    assert "\x1b[" not in plain
+    assert "\x1b[" in coloured
+    assert ANSI.sub("", coloured) == plain
+
+
+def test_text_file_errors_and_internal_errors() -> None:
+    results = [
+        FileResult("bad.nix", None, error="not valid UTF-8"),
+        FileResult("ok.nix", SourceFile("ok.nix", "1\n"), internal_errors=["internal error in CUDA123: boom\nTraceback..."]),
+    ]
+    output = render("text", results)
+    assert "bad.nix: error: not valid UTF-8\n" in output
+    assert "ok.nix: internal error: internal error in CUDA123: boom\n    Traceback...\n" in output
+    assert output.endswith("No findings; 1 file could not be checked; 1 internal error.\n")
+    output = render("text", [checked("a.nix", TOOLKIT), results[0]])
+    assert output.endswith("Found 1 finding (1 more with --unsafe-fixes); 1 file could not be checked.\n")
+
+
+def test_text_summary_counts_applied_fixes() -> None:
+    result = checked("a.nix", TOOLKIT)
+    result.fixed = 2
+    assert render("text", [result]).endswith("Found 3 findings (2 fixed, 1 remaining; 1 more with --unsafe-fixes).\n")
+    clean = checked("b.nix", "1\n")
+    clean.fixed = 1
+    assert render("text", [clean]).endswith("Found 1 finding (1 fixed, 0 remaining).\n")
+
+
+def test_text_files_sorted_by_path() -> None:
+    output = render("text", [checked("b.nix", TOOLKIT), checked("a.nix", TOOLKIT)])
+    assert output.index("a.nix:4:25") < output.index("b.nix:4:25")
+
+
+# json
+
+
+def test_json_shape_matches_ruff() -> None:
+    data = json.loads(render("json", [checked("pkgs/a.nix", TOOLKIT)]))
+    assert data == [
+        {
+            "code": "CUDA001",
+            "rule": "runfile-toolkit",
+            "message": data[0]["message"],
+            "severity": "warning",
+            "filename": "pkgs/a.nix",
+            "location": {"row": 4, "column": 25},
+            "end_location": {"row": 4, "column": 36},
+            "fix": {
+                "applicability": "unsafe",
+                "message": "Replace the runfile toolkit with `cuda_nvcc`",
+                "edits": data[0]["fix"]["edits"],
+            },
+            "url": "https://github.com/cudalint/cudalint/blob/main/docs/rules.md#cuda001-runfile-toolkit",
+        }
+    ]
+    edits = data[0]["fix"]["edits"]
+    assert {"content": "cudaPackages.cuda_nvcc", "location": {"row": 4, "column": 25}, "end_location": {"row": 4, "column": 36}} in edits
+    assert all(set(e) == {"content", "location", "end_location"} for e in edits)
+    # Edits are listed in file order.
+    assert [(e["location"]["row"], e["location"]["column"]) for e in edits] == sorted(
+        (e["location"]["row"], e["location"]["column"]) for e in edits
+    )
+
+
+def _offset(text: str, row: int, column: int) -> int:
+    lines = text.splitlines(keepends=True)
+    return sum(len(line) for line in lines[: row - 1]) + column - 1
+
+
+def test_json_edits_apply_to_the_source() -> None:
+    """Rows and character columns of the edits address the text exactly: applying them gives
+    what the engine's byte-offset edits give."""
+    text = SUPPRESSION.replace('"x"', '"日本🚀"')
+    result = checked("a.nix", text)
+    data = json.loads(render("json", [result]))
+    assert [d["code"] for d in data] == ["CUDA901", "CUDA001"]
+    for item, diagnostic in zip(data, result.diagnostics):
+        fixed = text
+        for edit in sorted(item["fix"]["edits"], key=lambda e: (e["location"]["row"], e["location"]["column"]), reverse=True):
+            start = _offset(text, edit["location"]["row"], edit["location"]["column"])
+            end = _offset(text, edit["end_location"]["row"], edit["end_location"]["column"])
+            fixed = fixed[:start] + edit["content"] + fixed[end:]
+        assert fixed == apply_edits(text.encode(), list(diagnostic.fix.edits)).decode()
+        assert fixed != text
+
+
+def test_json_columns_count_characters() -> None:
+    data = json.loads(render("json", [checked("u.nix", UNICODE)]))
+    (item,) = data
+    assert item["location"] == {"row": 3, "column": 22}  # the tab, 日, 本 and 🚀 are one column each
+    assert item["end_location"] == {"row": 3, "column": 33}
+
+
+def test_json_sorted_by_filename_then_position_and_errors_excluded() -> None:
+    results = [
+        checked("z.nix", SUPPRESSION),
+        FileResult("bad.nix", None, error="unreadable"),
+        checked("a.nix", BROKEN),
+        checked("m.nix", TOOLKIT),
+    ]
+    data = json.loads(render("json", results))
+    keys = [(d["filename"], d["location"]["row"], d["location"]["column"]) for d in data]
+    assert keys == sorted(keys)
+    assert "bad.nix" not in {d["filename"] for d in data}
+    assert {d["filename"] for d in data} == {"a.nix", "m.nix", "z.nix"}
+    assert all(d["fix"] is None for d in data if d["code"] == "CUDA900")
+
+
+def test_json_empty_is_an_empty_list() -> None:
+    assert json.loads(render("json", [])) == []
+
+
+# github
+
+
+def test_github_annotations() -> None:
+    output = render("github", [checked("pkgs/a.nix", SUPPRESSION)])
+    lines = output.splitlines()
+    assert lines[0] == (
+        "::warning file=pkgs/a.nix,line=3,col=3,endLine=3,endColumn=30,title=CUDA901 (unused-suppression)"
+        "::suppression comment matched no finding of CUDA001; remove it"
+    )
+    assert lines[1].startswith(
+        "::warning file=pkgs/a.nix,line=5,col=25,endLine=5,endColumn=36,title=CUDA001 (runfile-toolkit)::`cudatoolkit`"
+    )
+
+
+def test_github_levels_multiline_and_errors() -> None:
+    results = [checked("b.nix", BROKEN), FileResult("x,y:z.nix", None, error="100% broken\nreally")]
+    output = render("github", results)
+    assert "::error file=x%2Cy%3Az.nix,title=cudalint::100%25 broken%0Areally\n" in output
+    assert "::error file=b.nix,line=1,col=1,endLine=5,title=CUDA900 (syntax-error)::syntax error" in output
+    severities = {Severity.INFO: "notice", Severity.WARNING: "warning", Severity.ERROR: "error"}
+    source = SourceFile("i.nix", "{ a }: a\n")
+    for severity, command in severities.items():
+        result = FileResult("i.nix", source, [Diagnostic("CUDA001", "m", 0, 1, severity)])
+        assert render("github", [result]).startswith(f"::{command} file=i.nix,line=1,col=1,endLine=1,endColumn=2,")
+
+
+def test_github_escaping() -> None:
+    assert escape_data("a%b\r\nc: d, e") == "a%25b%0D%0Ac: d, e"
+    assert escape_property("a%b\r\nc: d, e") == "a%25b%0D%0Ac%3A d%2C e"
+
+
+# statistics
+
+
+def test_statistics() -> None:
+    results = [checked("a.nix", SUPPRESSION), checked("b.nix", TOOLKIT), checked("c.nix", BROKEN), FileResult("d.nix", None, error="x")]
+    out = io.StringIO()
+    write_statistics(results, out)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "2  CUDA001  [-] runfile-toolkit"
+    assert lines[1:] == ["1  CUDA900  [ ] syntax-error", "1  CUDA901  [*] unused-suppression"]
+
+
+def test_statistics_empty() -> None:
+    out = io.StringIO()
+    write_statistics([checked("a.nix", "1\n")], out)
+    assert out.getvalue() == "No findings.\n"
+
+
+def test_statistics_marks_partly_fixable() -> None:
+    source = SourceFile("a.nix", "{ a }: a\n")
+    fix = Fix("f", Applicability.SAFE, (Edit(0, 1, "x"),))
+    diagnostics = [Diagnostic("CUDA001", "m", 0, 1, Severity.WARNING, (fix,)), Diagnostic("CUDA001", "m", 2, 3, Severity.WARNING)]
+    out = io.StringIO()
+    write_statistics([FileResult("a.nix", source, diagnostics)], out)
+    assert out.getvalue() == "2  CUDA001  [-] runfile-toolkit\n"
