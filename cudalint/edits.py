@@ -324,6 +324,11 @@ def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, pref
     """Edits making `text_` an item of `attr`, under the guard `prefix` (`lib.optionals c `)."""
     binding = find_binding(attrset, attr)
     if binding is None:
+        override, previous = _override_argument(attrset)
+        if override:
+            if previous is None:
+                return None  # a new binding would replace the original list
+            return [insert_binding(source, attrset, f"{attr} = {previous}.{attr} or [ ] ++ {prefix or ''}[ {text_} ];")]
         if prefix is None:
             return add_to_input(source, attrset, attr, [text_])
         return [insert_binding(source, attrset, f"{attr} = {prefix}[ {text_} ];")]
@@ -346,6 +351,32 @@ def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, pref
     if unparen(value).type in _OPAQUE_VALUES and value.type != "parenthesized_expression":
         return [Edit(value.start_byte, value.start_byte, "("), Edit(value.end_byte, value.end_byte, ")" + addition)]
     return [Edit(value.end_byte, value.end_byte, addition)]
+
+
+_OVERRIDES = frozenset({"overrideAttrs", "overrideDerivation", "override", "overridePythonAttrs"})
+
+
+def _override_argument(attrset: Node) -> tuple[bool, str | None]:
+    """Whether `attrset` is what an override call returns (`x.overrideAttrs (old: { ... })`),
+    and the name of the previous attributes (`old`) when it is bound."""
+    holder, parameter, innermost = attrset, None, True
+    parent = holder.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        holder, parent = parent, parent.parent
+    while parent is not None and parent.type == "function_expression" and parent.child_by_field_name("body") == holder:
+        universal = parent.child_by_field_name("universal")
+        if innermost and universal is not None and parent.child_by_field_name("formals") is None:
+            parameter = text(universal)  # the attributes before the override: `old`, `prevAttrs`
+        innermost = False
+        holder, parent = parent, parent.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            holder, parent = parent, parent.parent
+    if parent is None or parent.type != "apply_expression" or parent.child_by_field_name("argument") != holder:
+        return False, None
+    function, _ = flatten_apply(parent)
+    if last_name(function) not in _OVERRIDES:
+        return False, None
+    return True, parameter
 
 
 def merge_edits(edits: list[Edit]) -> list[Edit]:
