@@ -96,20 +96,19 @@ def test_text_header_source_line_and_caret() -> None:
 def test_text_unsafe_fix_is_hidden_without_unsafe_fixes() -> None:
     output = render("text", [checked("a.nix", TOOLKIT)])
     assert "  = help: Replace the runfile toolkit with `cuda_nvcc` (unsafe fix, hidden: enable with --unsafe-fixes)" in output
-    assert "[*]" not in output
     assert output.endswith("Found 1 finding (1 more with --unsafe-fixes).\n")
 
 
 def test_text_unsafe_fix_is_shown_with_unsafe_fixes() -> None:
     output = render("text", [checked("a.nix", TOOLKIT)], ReportOptions(color=False, unsafe_fixes=True))
     assert "  = help: Replace the runfile toolkit with `cuda_nvcc` (unsafe)\n" in output
-    assert "CUDA001 [*] [warning]" in output
+    assert "a.nix:4:25: CUDA001 [warning]" in output
     assert output.endswith("Found 1 finding (1 fixable with --fix).\n")
 
 
 def test_text_safe_and_unsafe_fixes_counted_in_summary() -> None:
     output = render("text", [checked("a.nix", SUPPRESSION)])
-    assert "a.nix:3:3: CUDA901 [*] [warning]" in output
+    assert "a.nix:3:3: CUDA901 [warning] suppression comment matched no finding of CUDA001; remove it\n" in output
     assert "  = help: Remove the unused suppression comment\n" in output
     assert output.endswith("Found 2 findings (1 fixable with --fix; 1 more with --unsafe-fixes).\n")
 
@@ -181,12 +180,23 @@ def test_text_crlf_lines_show_without_carriage_return() -> None:
     assert "4 |   nativeBuildInputs = [ cudatoolkit ];\n" in output
 
 
-def test_text_long_lines_are_clipped_around_the_span() -> None:
-    text = "{ cudatoolkit }:\n[ " + " ".join(f'"{i:04}"' for i in range(100)) + " cudatoolkit ]\n"
+@pytest.mark.parametrize("filler", ['"0000"', '"日本"', '"\t"'])
+def test_text_long_lines_are_clipped_around_the_span(filler) -> None:
+    text = "{ cudatoolkit }:\n[ " + " ".join([filler] * 100) + " cudatoolkit " + " ".join([filler] * 100) + " ]\n"
     output = render("text", [checked("l.nix", text)])
     lines = output.splitlines()
-    assert len(lines[2]) < 260
-    assert lines[2][lines[3].index("^") :].startswith("cudatoolkit")
+    assert lines[0].startswith("l.nix:2:")
+    shown, underline = lines[2], lines[3]
+    assert len(shown) < 260
+    assert shown.startswith("2 | …") and shown.endswith("…")
+    caret = underline.index("^")
+    cells = 0  # display cells of the shown line before the caret
+    position = 0
+    while cells < caret:
+        cells += 2 if shown[position] in "日本" else 1
+        position += 1
+    assert shown[position:].startswith("cudatoolkit")
+    assert underline.count("^") == len("cudatoolkit")
 
 
 def test_text_colour_only_when_asked() -> None:

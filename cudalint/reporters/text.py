@@ -14,7 +14,7 @@ import unicodedata
 from typing import TextIO
 
 from cudalint.model import Applicability, Diagnostic, Severity
-from cudalint.reporters import ReportOptions, fix_status, is_applicable
+from cudalint.reporters import ReportOptions, fix_status
 from cudalint.results import FileResult
 from cudalint.source import SourceFile
 
@@ -79,37 +79,27 @@ def expand_line(text: str) -> tuple[str, list[int]]:
 
 def _underline(source: SourceFile, diagnostic: Diagnostic) -> tuple[int, str, int, int, bool]:
     """(0-based line, displayed line, underline start, underline width, continues) for the first
-    line of the diagnostic's span."""
+    line of the diagnostic's span; very long lines are cut to a window around the span."""
     line = source.line_of(min(diagnostic.start, len(source.data)))
     line_start = source.line_start(line)
     line_end = source.line_end(line)
-    text = source.line_text(line)
+    text = source.line_text(line).rstrip()
     start_char = len(source.slice(line_start, min(diagnostic.start, line_end)))
-    end_byte = min(max(diagnostic.end, diagnostic.start), line_end)
-    end_char = len(source.slice(line_start, end_byte))
+    end_char = len(source.slice(line_start, min(max(diagnostic.end, diagnostic.start), line_end)))
+    prefix = ""
+    if len(text) > MAX_LINE_WIDTH:
+        left = max(0, start_char - 40)
+        right = max(left + MAX_LINE_WIDTH, min(end_char, start_char + MAX_LINE_WIDTH - 40))
+        if right < len(text):
+            text = text[:right] + "…"
+        if left > 0:
+            text, prefix = text[left:], "…"
+            start_char, end_char = start_char - left, end_char - left
+    start_char, end_char = min(start_char, len(text)), min(end_char, len(text))
     shown, columns = expand_line(text)
-    start_col = columns[min(start_char, len(text))]
-    end_col = columns[min(end_char, len(text))]
-    width = max(end_col - start_col, 1)
+    width = max(columns[end_char] - columns[start_char], 1)
     continues = source.line_of(max(diagnostic.start, diagnostic.end - 1)) > line
-    return line, shown, start_col, width, continues
-
-
-def _clip(shown: str, start: int, width: int) -> tuple[str, int]:
-    """Cut a very long displayed line to a window around the underline; returns the new text
-    and the new underline start. Works on display columns approximately (by characters)."""
-    if len(shown) <= MAX_LINE_WIDTH:
-        return shown, start
-    left = max(0, start - 40)
-    right = min(len(shown), max(left + MAX_LINE_WIDTH, start + min(width, MAX_LINE_WIDTH - 40)))
-    text = shown[left:right]
-    offset = start - left
-    if left > 0:
-        text = "…" + text
-        offset += 1
-    if right < len(shown):
-        text += "…"
-    return text, offset
+    return line, prefix + shown, len(prefix) + columns[start_char], width, continues
 
 
 def _fix_help(diagnostic: Diagnostic, options: ReportOptions) -> str | None:
@@ -130,16 +120,14 @@ def format_diagnostic(result: FileResult, diagnostic: Diagnostic, options: Repor
     assert source is not None
     row, column = source.location(diagnostic.start)
     color = SEVERITY_COLOR.get(diagnostic.severity, "")
-    fixable = is_applicable(diagnostic, options.unsafe_fixes)
     header = (
         f"{paint(result.path, BOLD)}:{row}:{column}: "
-        f"{paint(diagnostic.code, BOLD, color)}{paint(' [*]', CYAN) if fixable else ''} "
+        f"{paint(diagnostic.code, BOLD, color)} "
         f"[{paint(diagnostic.severity.value, color)}] {diagnostic.message}"
     )
     lines = [header]
     if source.data:
         line, shown, start_col, width, continues = _underline(source, diagnostic)
-        shown, start_col = _clip(shown.rstrip(), start_col, width)
         number = str(line + 1)
         gutter = " " * len(number)
         bar = paint("|", BLUE, BOLD)
