@@ -96,7 +96,7 @@ def test_text_header_source_line_and_caret() -> None:
 def test_text_unsafe_fix_is_hidden_without_unsafe_fixes() -> None:
     output = render("text", [checked("a.nix", TOOLKIT)])
     assert "  = help: Replace the runfile toolkit with `cuda_nvcc` (unsafe fix, hidden: enable with --unsafe-fixes)" in output
-    assert output.endswith("Found 1 finding (1 more with --unsafe-fixes).\n")
+    assert output.endswith("Found 1 finding (1 fixable with --unsafe-fixes).\n")
 
 
 def test_text_unsafe_fix_is_shown_with_unsafe_fixes() -> None:
@@ -217,16 +217,18 @@ def test_text_file_errors_and_internal_errors() -> None:
     assert "ok.nix: internal error: internal error in CUDA123: boom\n    Traceback...\n" in output
     assert output.endswith("No findings; 1 file could not be checked; 1 internal error.\n")
     output = render("text", [checked("a.nix", TOOLKIT), results[0]])
-    assert output.endswith("Found 1 finding (1 more with --unsafe-fixes); 1 file could not be checked.\n")
+    assert output.endswith("Found 1 finding (1 fixable with --unsafe-fixes); 1 file could not be checked.\n")
 
 
 def test_text_summary_counts_applied_fixes() -> None:
     result = checked("a.nix", TOOLKIT)
     result.fixed = 2
-    assert render("text", [result]).endswith("Found 3 findings (2 fixed, 1 remaining; 1 more with --unsafe-fixes).\n")
+    assert render("text", [result]).endswith("Found 3 findings (2 fixed, 1 remaining; 1 fixable with --unsafe-fixes).\n")
     clean = checked("b.nix", "1\n")
     clean.fixed = 1
     assert render("text", [clean]).endswith("Found 1 finding (1 fixed, 0 remaining).\n")
+    clean.diff = "--- a.nix\n+++ a.nix\n"  # --diff: nothing was written
+    assert render("text", [clean]).endswith("Found 1 finding (1 would be fixed, 0 remaining).\n")
 
 
 def test_text_files_sorted_by_path() -> None:

@@ -163,7 +163,7 @@ def summary(results: list[FileResult], options: ReportOptions) -> str:
     if applicable:
         notes.append(f"{applicable} fixable with --fix")
     if unsafe and not options.unsafe_fixes:
-        notes.append(f"{unsafe} more with --unsafe-fixes")
+        notes.append(f"{unsafe} {'more' if applicable else 'fixable'} with --unsafe-fixes")
     tail = []
     if failed:
         tail.append(f"{_plural(failed, 'file')} could not be checked")
