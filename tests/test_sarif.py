@@ -156,7 +156,7 @@ def test_multiline_region() -> None:
 
 def _utf16_offset(text: str, line: int, column: int) -> int:
     """Character offset of a 1-based (line, UTF-16 column) position."""
-    lines = text.splitlines(keepends=True)
+    lines = [part + "\n" for part in text.split("\n")]  # lines as SourceFile counts them (LF only)
     before = sum(len(l) for l in lines[: line - 1])
     units = lines[line - 1].encode("utf-16-le")[: (column - 1) * 2].decode("utf-16-le")
     return before + len(units)
@@ -219,3 +219,40 @@ def test_fingerprints_survive_moved_lines() -> None:
     lines = lambda log: [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in log["runs"][0]["results"]]  # noqa: E731
     assert prints(before) == prints(after)
     assert lines(after) == [n + 2 for n in lines(before)]
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+
+
+def test_every_fixture_gives_valid_sarif_with_exact_fixes() -> None:
+    """Whatever rules exist: their findings on the fixture corpus validate and their fixes map
+    back to the engine's edits."""
+    paths = sorted(FIXTURES.glob("*/*.nix"))
+    assert paths
+    results = [checked(str(path.relative_to(FIXTURES.parent)), path.read_text(encoding="utf-8")) for path in paths]
+    log = sarif(results)
+    validate(log)
+    pending = {
+        artifact_location(r.path)["uri"]: (r.source.text, sorted(r.diagnostics, key=lambda d: (d.start, d.end, d.code)))
+        for r in results
+    }
+    checked_fixes = 0
+    for item in log["runs"][0]["results"]:
+        uri = item["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        text, diagnostics = pending[uri]
+        diagnostic = diagnostics.pop(0)
+        assert item["ruleId"] == diagnostic.code
+        for sarif_fix, fix in zip(item.get("fixes", []), diagnostic.fixes, strict=True):
+            fixed = text
+            replacements = sarif_fix["artifactChanges"][0]["replacements"]
+            for replacement in sorted(
+                replacements, key=lambda r: (r["deletedRegion"]["startLine"], r["deletedRegion"]["startColumn"]), reverse=True
+            ):
+                region = replacement["deletedRegion"]
+                start = _utf16_offset(text, region["startLine"], region["startColumn"])
+                end = _utf16_offset(text, region["endLine"], region["endColumn"])
+                fixed = fixed[:start] + replacement["insertedContent"]["text"] + fixed[end:]
+            assert fixed == apply_edits(text.encode(), list(fix.edits)).decode()
+            checked_fixes += 1
+    assert all(not diagnostics for _, diagnostics in pending.values())
+    assert checked_fixes
