@@ -372,3 +372,14 @@ def test_statistics_marks_partly_fixable() -> None:
     out = io.StringIO()
     write_statistics([FileResult("a.nix", source, diagnostics)], out)
     assert out.getvalue() == "2  CUDA001  [-] runfile-toolkit\n"
+
+
+def test_text_escapes_control_characters() -> None:
+    source = SourceFile("a\x1b[31m.nix", "{ a }:\n  \u202e[ a ]\n")
+    diagnostic = Diagnostic("CUDA001", "line one\nline two", 9, 10, Severity.WARNING)
+    output = render("text", [FileResult(source.path, source, [diagnostic]), FileResult("e.nix", None, error="bad\rthing")])
+    assert "\x1b" not in output and "\u202e" not in output and "\r" not in output
+    assert "a\\x1b[31m.nix:2:3: CUDA001 [warning] line one\\nline two\n" in output
+    assert "2 |   \ufffd[ a ]\n" in output
+    assert "  |   ^\n" in output
+    assert "e.nix: error: bad\\rthing\n" in output

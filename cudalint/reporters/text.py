@@ -53,6 +53,16 @@ def char_width(char: str) -> int:
     return 1
 
 
+_INVISIBLE_LAYOUT = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def printable(text: str) -> str:
+    """Text for one terminal line: control characters and line breaks escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
+
+
 def expand_line(text: str) -> tuple[str, list[int]]:
     """The line as displayed (tabs expanded to tab stops, control characters made visible) and
     the display column at which each character of `text` starts (one more entry: the end)."""
@@ -68,6 +78,10 @@ def expand_line(text: str) -> tuple[str, list[int]]:
             # C0/C1 controls would move the cursor or ring a bell; show the Unicode picture.
             picture = chr(0x2400 + ord(char)) if ord(char) < 0x20 else "\ufffd"
             shown.append(picture)
+            width = 1
+        elif char in _INVISIBLE_LAYOUT or unicodedata.category(char) in ("Zl", "Zp"):
+            # Line separators break the line; bidi overrides reorder it (Trojan Source).
+            shown.append("\ufffd")
             width = 1
         else:
             shown.append(char)
@@ -121,9 +135,9 @@ def format_diagnostic(result: FileResult, diagnostic: Diagnostic, options: Repor
     row, column = source.location(diagnostic.start)
     color = SEVERITY_COLOR.get(diagnostic.severity, "")
     header = (
-        f"{paint(result.path, BOLD)}:{row}:{column}: "
+        f"{paint(printable(result.path), BOLD)}:{row}:{column}: "
         f"{paint(diagnostic.code, BOLD, color)} "
-        f"[{paint(diagnostic.severity.value, color)}] {diagnostic.message}"
+        f"[{paint(diagnostic.severity.value, color)}] {printable(diagnostic.message)}"
     )
     lines = [header]
     if source.data:
@@ -137,7 +151,7 @@ def format_diagnostic(result: FileResult, diagnostic: Diagnostic, options: Repor
         lines.append(f"{gutter} {bar} {' ' * start_col}{paint(marker, BOLD, color)}")
         help_text = _fix_help(diagnostic, options) if options.show_fixes else None
         if help_text:
-            lines.append(f"{gutter} {paint('=', BLUE, BOLD)} {paint('help', BOLD)}: {help_text}")
+            lines.append(f"{gutter} {paint('=', BLUE, BOLD)} {paint('help', BOLD)}: {printable(help_text)}")
     return "\n".join(lines)
 
 
@@ -185,11 +199,12 @@ def summary(results: list[FileResult], options: ReportOptions) -> str:
 def report(results: list[FileResult], out: TextIO, options: ReportOptions) -> None:
     paint = _Painter(options.color)
     for result in sorted(results, key=lambda r: r.path):
+        path = paint(printable(result.path), BOLD)
         if result.error is not None:
-            out.write(f"{paint(result.path, BOLD)}: {paint('error', BOLD, RED)}: {result.error}\n")
+            out.write(f"{path}: {paint('error', BOLD, RED)}: {printable(result.error)}\n")
         for message in result.internal_errors:
             first, _, rest = message.partition("\n")
-            out.write(f"{paint(result.path, BOLD)}: {paint('internal error', BOLD, RED)}: {first}\n")
+            out.write(f"{path}: {paint('internal error', BOLD, RED)}: {first}\n")
             if rest:
                 out.write("".join(f"    {line}\n" for line in rest.splitlines()))
         if result.source is None:
