@@ -261,6 +261,54 @@ def is_attrset(node: Node | None) -> bool:
     return node is not None and node.type in ATTRSET_TYPES
 
 
+# `with X;` environments that are (very likely) the whole nixpkgs package set.
+_NIXPKGS_NAMES = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs", "pkgs'"})
+
+
+def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: str, like: Node | None = None) -> tuple[str, list[Edit]] | None:
+    """How to write the top-level nixpkgs attribute `name` (e.g. `autoAddDriverRunpath`) at `at`,
+    and edits that make it resolvable (a formal added to the file's function).
+
+    `like` is a sibling reference whose spelling to follow: `pkgs.addDriverRunpath` gives
+    `pkgs.<name>`. Otherwise the bare name when a lexical binding provides it (or a `with` of
+    the whole package set), `pkgs.<name>` where `pkgs` is bound, else the bare name plus a new
+    formal. None when there is no way (e.g. an overlay `final: prev: ...`)."""
+    like = unparen(like)
+    if like is not None and like.type == "select_expression" and like.child_by_field_name("default") is None:
+        base = unparen(like.child_by_field_name("expression"))
+        names = attrpath_names(like.child_by_field_name("attrpath"))
+        if base is not None and len(names) == 1 and semantic.package_set_name(base) is None and dotted_name(base) is not None:
+            return f"{text(like.child_by_field_name('expression'))}.{name}", []
+    binding = semantic.resolve_name(name, at)
+    if binding.kind in {"let", "rec", "formal", "inherit-from"}:
+        return name, []
+    if binding.kind == "with" and any(_is_nixpkgs(semantic, w) for w in binding.withs):
+        return name, []
+    if like is not None and like.type == "variable_expression":
+        found = semantic.resolve(like)
+        if found.kind == "free" or (found.kind == "with" and any(_is_nixpkgs(semantic, w) for w in found.withs)):
+            return name, []
+    if semantic.resolve_name("pkgs", at).kind in {"let", "rec", "formal", "inherit-from"}:
+        return f"pkgs.{name}", []
+    function = semantic.top_function()
+    if function is None:
+        return name, []  # a fragment without arguments: names are free as everywhere else in it
+    formals = function.child_by_field_name("formals")
+    if formals is None:
+        return None
+    edit = add_formal(source, formals, name)
+    return name, [edit] if edit is not None else []
+
+
+def _is_nixpkgs(semantic: Semantic, environment: Node) -> bool:
+    environment = unparen(environment)
+    if environment is None or semantic.package_set_name(environment) is not None:
+        return False
+    if environment.type == "apply_expression":
+        return "import" in text(environment)
+    return last_name(environment) in _NIXPKGS_NAMES
+
+
 # ----- moving an element from one input list to another ----------------------------------------
 
 _OPAQUE_VALUES = frozenset({"if_expression", "let_expression", "with_expression", "assert_expression", "function_expression"})
@@ -348,6 +396,10 @@ def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, pref
                     edit = append_to_list(source, candidate, [text_])
                     return [edit] if edit is not None else []
     addition = f" ++ {prefix or ''}[ {text_} ]"
+    if source.line_of(value.start_byte) != source.line_of(value.end_byte):
+        # nixfmt style: a multi-line value continues with `++` on its own line
+        indent = source.indentation_of_line(source.line_of(binding.start_byte))
+        addition = f"{source.newline}{indent}++ {prefix or ''}[ {text_} ]"
     if unparen(value).type in _OPAQUE_VALUES and value.type != "parenthesized_expression":
         return [Edit(value.start_byte, value.start_byte, "("), Edit(value.end_byte, value.end_byte, ")" + addition)]
     return [Edit(value.end_byte, value.end_byte, addition)]
@@ -417,6 +469,18 @@ def move_to_input(source: SourceFile, site: InputSite, attrset: Node, attr: str,
         if second.start < first.end:
             return []
     return edits
+
+
+def move_element(source: SourceFile, semantic: Semantic, site: InputSite, attr: str) -> list[Edit]:
+    """`move_to_input` of `site.element` to input `attr` of the same attrset, spelled so that it
+    still resolves there (see `spell_at`); [] when it cannot be moved."""
+    owner = site.binding.parent.parent if site.binding.parent is not None else None
+    if owner is None or owner.type not in ATTRSET_TYPES:
+        return []
+    spelled = spell_at(semantic, site.element, input_destination(owner, attr))
+    if spelled is None:
+        return []
+    return move_to_input(source, site, owner, attr, spelled)
 
 
 def input_destination(attrset: Node, attr: str) -> Node:
