@@ -1,0 +1,160 @@
+"""`cuda_nvcc`, the CUDA compiler, in `buildInputs` or `propagatedBuildInputs` of a derivation that
+does not also list it in `nativeBuildInputs`.
+
+Flags every way of naming the compiler: `cuda_nvcc`, `cudaPackages.cuda_nvcc`,
+`(lib.getBin cuda_nvcc)`, `cuda_nvcc` under `with cudaPackages;` or from
+`inherit (cudaPackages) cuda_nvcc;`, and a list bound in a `let` that feeds `buildInputs`. Not
+flagged: `cuda_nvcc` in both `nativeBuildInputs` and `buildInputs` (before CUDA 13 some packages
+need `crt/host_config.h` from it in the host inputs), its headers (`cuda_nvcc.dev`,
+`(lib.getDev cuda_nvcc)`) in `buildInputs`, and non-input attributes such as
+`disallowedRequisites = [ (lib.getBin cuda_nvcc) ]`.
+
+## Why
+`cuda_nvcc` is a compiler that runs on the build machine: in nixpkgs' dependency model it is a
+`nativeBuildInputs` entry, like `cmake` or `gcc`. From `buildInputs` it is on `PATH` only by
+accident of `strictDeps = false`; with `strictDeps` (the default of many builders) or when
+cross-compiling, the build does not find `nvcc` and its setup hook (which pins the host compiler
+and sets `CUDAToolkit_ROOT`) is wired for the wrong platform.
+
+The fix moves it to `nativeBuildInputs` (keeping a `lib.optionals cudaSupport` guard around it).
+It is safe when `cuda_nvcc` was only in `buildInputs`: the same package is still available to
+the build, now at the offset where the compiler belongs. From `propagatedBuildInputs` the fix
+moves it to `propagatedNativeBuildInputs` and is unsafe: what dependents receive changes.
+
+## Example
+```nix
+{ stdenv, cmake, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "saxpy";
+  version = "1.0";
+  nativeBuildInputs = [ cmake ];
+  buildInputs = [
+    cudaPackages.cuda_nvcc
+    cudaPackages.cuda_cudart
+  ];
+}
+```
+
+## Use instead
+```nix
+{ stdenv, cmake, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "saxpy";
+  version = "1.0";
+  nativeBuildInputs = [
+    cmake
+    cudaPackages.cuda_nvcc
+  ];
+  buildInputs = [ cudaPackages.cuda_cudart ];
+}
+```
+
+## References
+- https://github.com/NixOS/nixpkgs/issues/275709
+- https://github.com/NixOS/nixpkgs/pull/224848
+- https://nixos.org/manual/nixpkgs/unstable/#ssec-stdenv-dependencies
+- https://nixos.org/manual/nixpkgs/unstable/#cuda
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from cudalint import edits
+from cudalint.context import Context
+from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.semantic import CudaRef
+from cudalint.syntax import ATTRSET_TYPES, binding_value, descendants, node_key, text, unparen
+
+RULE = Rule(
+    code="CUDA301",
+    name="nvcc-placement",
+    severity=Severity.WARNING,
+    fix=Applicability.SAFE,
+    summary="`cuda_nvcc` in `buildInputs` instead of `nativeBuildInputs`",
+    node_types=("variable_expression",),
+    patterns=(b"cuda_nvcc",),
+)
+
+NVCC = "cuda_nvcc"
+# The compiler itself; `dev`/`include` are headers (`crt/host_config.h`), legitimately host inputs.
+COMPILER_OUTPUTS = frozenset({None, "out", "bin"})
+HOST_INPUTS = {"buildInputs": "nativeBuildInputs", "propagatedBuildInputs": "propagatedNativeBuildInputs"}
+NATIVE_INPUTS = ("nativeBuildInputs", "propagatedNativeBuildInputs")
+
+
+@RULE
+def check(node: Node, ctx: Context) -> None:
+    semantic = ctx.semantic
+    root = semantic.reference_root(node)
+    ref = semantic.cuda_ref(root)
+    if ref is None or ref.package != NVCC or ref.output not in COMPILER_OUTPUTS:
+        return
+    site = semantic.input_site(root)
+    if site is not None:
+        if site.attr not in HOST_INPUTS:
+            return
+        owner = site.binding.parent.parent if site.binding.parent is not None else None
+        if owner is not None and owner.type in ATTRSET_TYPES and _in_native_inputs(ctx, owner):
+            return
+        ctx.report(root, _message(root, site.attr), fixes=[_move_fix(ctx, site, ref)])
+        return
+    # a let-bound list that flows into buildInputs (`deps = [ cuda_nvcc ]; buildInputs = deps;`)
+    attrs = semantic.input_attrs(root)
+    host = sorted(a for a in attrs if a in HOST_INPUTS)
+    if not host or any(a in NATIVE_INPUTS for a in attrs) or _native_anywhere(ctx):
+        return
+    ctx.report(root, _message(root, host[0], through_let=True))
+
+
+def _message(root: Node, attr: str, through_let: bool = False) -> str:
+    described = text(root) if len(text(root)) <= 50 else NVCC
+    where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
+    return (
+        f"`{described}` is the CUDA compiler, a build-time tool, but it is in {where}: list it in "
+        f"`{HOST_INPUTS[attr]}` (from `{attr}` it is only on PATH without strictDeps, and it breaks cross-compilation)"
+    )
+
+
+def _move_fix(ctx: Context, site, ref: CudaRef) -> Fix | None:
+    changes = edits.move_element(ctx.source, ctx.semantic, site, HOST_INPUTS[site.attr])
+    if not changes:
+        return None
+    applicability = Applicability.SAFE if site.attr == "buildInputs" else Applicability.UNSAFE
+    return Fix(f"Move `{NVCC}` to `{HOST_INPUTS[site.attr]}`", applicability, tuple(changes))
+
+
+def _in_native_inputs(ctx: Context, attrset: Node) -> bool:
+    """Whether the derivation's native inputs (also through let-bound lists) name `cuda_nvcc`."""
+    for attr in NATIVE_INPUTS:
+        binding = edits.find_binding(attrset, attr)
+        value = binding_value(binding) if binding is not None else None
+        if value is not None and _mentions_nvcc(ctx, value, set()):
+            return True
+    return False
+
+
+def _mentions_nvcc(ctx: Context, expression: Node, seen: set[tuple[int, int, str]]) -> bool:
+    key = node_key(expression)
+    if key in seen or len(seen) > 16:
+        return False
+    seen.add(key)
+    semantic = ctx.semantic
+    for variable in descendants(expression):
+        if variable.type != "variable_expression":
+            continue
+        ref = semantic.cuda_ref(semantic.reference_root(variable))
+        if ref is not None and ref.package == NVCC:
+            return True
+        binding = semantic.resolve(variable)
+        if binding.kind in {"let", "rec"} and binding.value is not None and _mentions_nvcc(ctx, binding.value, seen):
+            return True
+    return False
+
+
+def _native_anywhere(ctx: Context) -> bool:
+    """For references the rule cannot tie to one derivation: any `cuda_nvcc` native input."""
+    for ref in ctx.semantic.cuda_refs():
+        if ref.package == NVCC and any(a in NATIVE_INPUTS for a in ctx.semantic.input_attrs(unparen(ref.node) or ref.node)):
+            return True
+    return False
