@@ -1,0 +1,143 @@
+"""`symlinkJoin` or `buildEnv` over CUDA packages: the "cuda-merged" / `cudatoolkit_joined`
+pattern that rebuilds a monolithic toolkit out of the split redistributables.
+
+Reported once per call, on the builder's name, when its `paths` (a list, `with cudaPackages; [...]`,
+`lib.optionals`, `++`, a `let`-bound list or `inherit paths;`) contain CUDA packages or outputs.
+Not flagged: joins of other packages, and CUDA packages listed directly as inputs.
+
+## Why
+A join is a tree of symlinks, not the packages: it loses the redistributables' `nix-support`
+files, so their setup hooks (`cuda_nvcc`'s host-compiler pinning, the hook that sets
+`CUDAToolkit_ROOT`) and their propagated inputs do not apply, and joining whole packages pulls
+every output, static libraries of hundreds of MB included, into the closure of whatever
+references the join. It exists to imitate the old runfile layout for build systems that want one
+`CUDA_HOME`. Prefer listing the redistributables in `nativeBuildInputs` (`cuda_nvcc`) and
+`buildInputs` (`cuda_cudart`, the libraries): CMake's FindCUDAToolkit and most build systems find
+them through the setup hooks. Where a single root is truly needed, join only the outputs used.
+There is no automatic fix: the replacement depends on how the build uses the join.
+
+## Example
+```nix
+{ symlinkJoin, cudaPackages }:
+symlinkJoin {
+  name = "cuda-merged";
+  paths = with cudaPackages; [
+    cuda_nvcc
+    cuda_cudart
+    libcublas
+  ];
+}
+```
+
+## Use instead
+```nix
+{ stdenv, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "uses-cuda";
+  version = "1.0";
+  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];
+  buildInputs = with cudaPackages; [
+    cuda_cudart
+    libcublas
+  ];
+}
+```
+
+## References
+- https://nixos.org/manual/nixpkgs/unstable/#cuda
+- https://github.com/NixOS/nixpkgs/pull/240498
+- https://github.com/NixOS/nixpkgs/issues/232501
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from tree_sitter import Node
+
+from cudalint.context import Context
+from cudalint.model import Applicability, Rule, Severity
+from cudalint.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
+from cudalint.syntax import attrpath_names, binding_value, flatten_apply, identifier_name, last_name, unparen
+
+RULE = Rule(
+    code="CUDA203",
+    name="cuda-symlinkjoin",
+    severity=Severity.INFO,
+    fix=Applicability.NONE,
+    summary="`symlinkJoin`/`buildEnv` over CUDA packages",
+    node_types=("binding", "inherit"),
+    patterns=(b"symlinkJoin", b"buildEnv"),
+)
+
+JOINS = frozenset({"symlinkJoin", "buildEnv"})
+_MAX_DEPTH = 4
+
+
+@RULE
+def check(node: Node, ctx: Context) -> None:
+    semantic = ctx.semantic
+    owner = node.parent.parent if node.parent is not None else None
+    if owner is None:
+        return
+    if node.type == "binding":
+        if attrpath_names(node.child_by_field_name("attrpath")) != ["paths"]:
+            return
+        value = binding_value(node)
+    else:
+        attrs = node.child_by_field_name("attrs")
+        if attrs is None or "paths" not in [identifier_name(a) for a in attrs.children_by_field_name("attr")]:
+            return
+        value = semantic.resolve_name("paths", owner).value  # `inherit paths;` takes it from the scope around
+    call = semantic.enclosing_call(node)
+    if call is None or call.name not in JOINS or call.attrset != owner or value is None:
+        return
+    packages: list[str] = []
+    whole = False  # a package joined without choosing outputs brings all of them
+    for element in _elements(ctx, value, 0):
+        ref = semantic.cuda_ref(element)
+        if ref is not None:
+            whole = whole or ref.output is None
+            if ref.package not in packages:
+                packages.append(ref.package)
+    if not packages:
+        return
+    function, _ = flatten_apply(call.node)
+    named = ", ".join(f"`{p}`" for p in packages[:3]) + (", ..." if len(packages) > 3 else "")
+    closure = ", and joining whole packages drags every output (static libraries included) into the closure" if whole else ""
+    ctx.report(
+        function,
+        f"`{call.name}` merges CUDA packages ({named}) into one tree: the join loses their setup hooks and "
+        f"propagated inputs{closure}; list the redistributables as inputs instead (build systems find them "
+        "through the setup hooks, e.g. `CUDAToolkit_ROOT`)",
+    )
+
+
+def _elements(ctx: Context, expression: Node | None, depth: int) -> Iterator[Node]:
+    """The elements of a list-valued expression, through list-building syntax and let-bound lists."""
+    expression = unparen(expression)
+    if expression is None or depth > _MAX_DEPTH:
+        return
+    kind = expression.type
+    if kind == "list_expression":
+        yield from expression.children_by_field_name("element")
+    elif kind == "binary_expression" and expression.child_by_field_name("operator").type == "++":
+        yield from _elements(ctx, expression.child_by_field_name("left"), depth + 1)
+        yield from _elements(ctx, expression.child_by_field_name("right"), depth + 1)
+    elif kind in {"with_expression", "let_expression"}:
+        yield from _elements(ctx, expression.child_by_field_name("body"), depth + 1)
+    elif kind == "if_expression":
+        yield from _elements(ctx, expression.child_by_field_name("consequence"), depth + 1)
+        yield from _elements(ctx, expression.child_by_field_name("alternative"), depth + 1)
+    elif kind == "apply_expression":
+        function, arguments = flatten_apply(expression)
+        name = last_name(function)
+        if arguments and name in CONDITIONAL_FUNCTIONS | LIST_PASSTHROUGH_FUNCTIONS:
+            if name == "optional":
+                yield arguments[-1]
+            else:
+                yield from _elements(ctx, arguments[-1], depth + 1)
+    elif kind == "variable_expression":
+        binding = ctx.semantic.resolve(expression)
+        if binding.kind in {"let", "rec"} and binding.value is not None:
+            yield from _elements(ctx, binding.value, depth + 1)
