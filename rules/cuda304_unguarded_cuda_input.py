@@ -1,0 +1,296 @@
+"""CUDA packages added to inputs regardless of the expression's `cudaSupport` switch.
+
+In an expression that has a `cudaSupport` switch (a formal, a `let` binding or an
+`inherit (config) cudaSupport;`), flags CUDA packages and outputs (`cudaPackages.cuda_cudart`,
+`libcublas` under `with cudaPackages;`, `(lib.getDev libcusparse)`, a `cuda_nvcc` formal, ...)
+and the CUDA runpath hooks (`autoAddDriverRunpath`, `autoAddCudaCompatRunpath`) that reach an
+input list (`nativeBuildInputs`, `buildInputs`, `propagatedBuildInputs`, `dependencies`,
+`packages`, ...) without a guard on that switch, also through let-bound lists
+(`cudaDeps = [ ... ]; buildInputs = cudaDeps;`). Guards are `lib.optionals cudaSupport [...]`,
+`lib.optional cudaSupport x`, `if cudaSupport then ... else ...`, conditions that mention the
+switch (`cudaSupport && cudaAtLeast "12.0"`) and variables derived from it
+(`useCuda = cudaSupport && ...;`). Not flagged: expressions without a `cudaSupport` switch
+(CUDA-only packages), CUDA packages outside input lists (`passthru`, `disallowedRequisites`),
+a runpath hook under any condition (drivers serve Vulkan/OpenCL too), and
+`addDriverRunpath`, which graphics packages use without CUDA.
+
+## Why
+A `cudaSupport` switch promises that with it off the package neither builds nor depends on
+CUDA: no unfree redistributables to download or evaluate, no CUDA in the closure, and it
+evaluates on platforms CUDA does not support (Darwin). One CUDA input outside the guard breaks
+that promise: the "CPU" variant still pulls `cuda_cudart` (and with it `allowUnfree` errors or a
+larger closure), and `config.cudaSupport = false` no longer means what it says.
+
+The fix moves the element into `lib.optionals cudaSupport [ ... ]` appended to its list (reusing
+one that is already there), when `lib` is in scope. It is unsafe: it changes what the non-CUDA
+build gets, which is the point, but a package that really needs the input unconditionally
+should instead be CUDA-only (drop the switch).
+
+## Example
+```nix
+{ lib, stdenv, config, cudaPackages, zlib, cudaSupport ? config.cudaSupport }:
+stdenv.mkDerivation {
+  pname = "demo";
+  version = "1.0";
+  buildInputs = [ zlib cudaPackages.cuda_cudart ];
+}
+```
+
+## Use instead
+```nix
+{ lib, stdenv, config, cudaPackages, zlib, cudaSupport ? config.cudaSupport }:
+stdenv.mkDerivation {
+  pname = "demo";
+  version = "1.0";
+  buildInputs = [ zlib ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
+}
+```
+
+## References
+- https://nixos.org/manual/nixpkgs/unstable/#cuda
+- https://github.com/NixOS/nixpkgs/pull/224068
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint import catalog, edits
+from cudalint.context import Context
+from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.semantic import InputSite
+from cudalint.syntax import (
+    attrpath_names,
+    binding_value,
+    descendants,
+    flatten_apply,
+    last_name,
+    text,
+    unparen,
+)
+
+RULE = Rule(
+    code="CUDA304",
+    name="unguarded-cuda-input",
+    severity=Severity.WARNING,
+    fix=Applicability.UNSAFE,
+    summary="CUDA package in inputs outside the expression's `cudaSupport` guard",
+    node_types=("variable_expression",),
+    patterns=(b"cudaSupport",),
+)
+
+INPUT_ATTRS = frozenset(
+    {
+        "nativeBuildInputs",
+        "buildInputs",
+        "propagatedBuildInputs",
+        "propagatedNativeBuildInputs",
+        "depsBuildBuild",
+        "depsBuildBuildPropagated",
+        "depsBuildTarget",
+        "depsBuildTargetPropagated",
+        "depsHostHost",
+        "depsHostHostPropagated",
+        "depsTargetTarget",
+        "depsTargetTargetPropagated",
+        "checkInputs",
+        "nativeCheckInputs",
+        "installCheckInputs",
+        "nativeInstallCheckInputs",
+        "dependencies",
+        "build-system",
+        "propagatedUserEnvPkgs",
+        "packages",
+    }
+)
+# Hooks that exist for CUDA's sake; `addDriverRunpath` also serves OpenGL/Vulkan packages.
+RUNPATH_HOOKS = frozenset({"autoAddDriverRunpath", "autoAddCudaCompatRunpath", "autoAddOpenGLRunpathHook", "autoAddCudaCompatRunpathHook"})
+SWITCH_KINDS = frozenset({"formal", "let", "rec", "inherit-from"})
+_SWITCH = re.compile(r"\bcudaSupport\b")
+_SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?[Cc]uda$")
+_MAX_DEPTH = 3
+
+
+@RULE
+def check(variable: Node, ctx: Context) -> None:
+    semantic = ctx.semantic
+    root = semantic.reference_root(variable)
+    what = _cuda_input(root, ctx)
+    if what is None:
+        return
+    if semantic.resolve_name("cudaSupport", root).kind not in SWITCH_KINDS:
+        return
+    is_hook = what in RUNPATH_HOOKS
+    found = _unguarded_site(root, ctx, is_hook, 0)
+    if found is None:
+        return
+    site, direct = found
+    shown = " ".join(text(root).split())
+    shown = shown if len(shown) <= 60 else what
+    through = "" if direct else " (through a let-bound list)"
+    ctx.report(
+        root,
+        f"`{shown}` is in `{site.attr}`{through} even when `cudaSupport` is false: "
+        "put it under `lib.optionals cudaSupport [ ... ]` so that the non-CUDA build needs no CUDA",
+        fixes=[_guard_fix(root, site, ctx) if direct else None],
+    )
+
+
+def _cuda_input(root: Node, ctx: Context) -> str | None:
+    """The CUDA package or hook `root` denotes, if it is one this rule cares about."""
+    ref = ctx.semantic.cuda_ref(root)
+    if ref is not None:
+        if ref.via == "let" or ref.package in catalog.SCOPE_ATTRIBUTES:
+            return None  # a let-bound reference is judged where it is bound
+        return ref.package
+    name = last_name(root)
+    if name in RUNPATH_HOOKS and unparen(root) is not None and unparen(root).type in {"variable_expression", "select_expression"}:
+        return name
+    return None
+
+
+def _unguarded_site(node: Node, ctx: Context, is_hook: bool, depth: int) -> tuple[InputSite, bool] | None:
+    """An input list `node` reaches without a `cudaSupport` guard, and whether directly."""
+    guards = ctx.semantic.guards(node)
+    if is_hook and guards or any(_mentions_switch(g.condition, ctx) for g in guards):
+        return None
+    site = ctx.semantic.input_site(node)
+    if site is not None:
+        return (site, depth == 0) if site.attr in INPUT_ATTRS else None
+    if depth >= _MAX_DEPTH:
+        return None
+    binding = _let_binding_holding(node)
+    if binding is None:
+        return None
+    name = attrpath_names(binding.child_by_field_name("attrpath"))[0]
+    assert name is not None
+    for use in ctx.semantic.uses(name, binding):
+        found = _unguarded_site(use, ctx, is_hook, depth + 1)
+        if found is not None:
+            return found[0], False
+    return None
+
+
+def _mentions_switch(condition: Node, ctx: Context) -> bool:
+    if _SWITCH.search(text(condition)):
+        return True
+    for node in descendants(condition):
+        if node.type != "variable_expression":
+            continue
+        name = text(node)
+        if _SWITCH_LIKE.match(name):
+            return True
+        binding = ctx.semantic.resolve(node)
+        if binding.kind in {"let", "rec"} and binding.value is not None and _SWITCH.search(text(binding.value)):
+            return True
+        if binding.kind == "formal" and binding.node is not None and binding.node.type == "formal":
+            default = binding.node.child_by_field_name("default")
+            if default is not None and _SWITCH.search(text(default)):
+                return True
+    return False
+
+
+def _let_binding_holding(node: Node) -> Node | None:
+    """The `let` binding `name = ...;` whose value holds `node` through list-building syntax."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if parent.type == "binding":
+            owner = parent.parent.parent if parent.parent is not None else None
+            names = attrpath_names(parent.child_by_field_name("attrpath"))
+            if owner is not None and owner.type == "let_expression" and len(names) == 1 and names[0] is not None and binding_value(parent) == child:
+                return parent
+            return None
+        if parent.type not in {"list_expression", "parenthesized_expression", "with_expression", "binary_expression", "if_expression", "apply_expression"}:
+            return None
+        child, parent = parent, parent.parent
+    return None
+
+
+# ----- the fix -----------------------------------------------------------------------------------
+
+# Where a list can be replaced by `list ++ lib.optionals cudaSupport [ x ]` without parentheses.
+_OPEN_CONTEXTS = frozenset({"binding", "parenthesized_expression", "with_expression", "let_expression", "assert_expression", "if_expression", "function_expression"})
+
+
+def _guard_fix(root: Node, site: InputSite, ctx: Context) -> Fix | None:
+    semantic, source = ctx.semantic, ctx.source
+    listing = site.list_node
+    if listing is None or unparen(site.element) != unparen(root) or not edits.is_bound(semantic, listing, "lib"):
+        return None
+    if semantic.resolve_name("cudaSupport", listing).kind not in SWITCH_KINDS:
+        return None
+    element = site.element
+    item = text(element)
+    elements = edits.list_elements(listing)
+    guard = "lib.optionals cudaSupport"
+    sibling, joint = _guarded_sibling(listing)
+    changes: list[Edit]
+    if sibling is not None and joint is not None:
+        added = edits.append_to_list(source, sibling, [item])
+        if added is None:
+            return None
+        if len(elements) == 1:
+            removal = Edit(listing.start_byte, joint[1], "") if joint[0] == "left" else Edit(joint[1], listing.end_byte, "")
+        else:
+            removal = edits.delete_element(source, element)
+        changes = [removal, added]
+    else:
+        if len(elements) == 1:
+            rewritten = f"{guard} [ {item} ]"
+        else:
+            removal = edits.delete_element(source, element)
+            data = source.data
+            kept = (data[listing.start_byte : removal.start] + data[removal.end : listing.end_byte]).decode("utf-8", "replace")
+            rewritten = f"{kept} ++ {guard} [ {item} ]"
+        if not _is_open(listing):
+            rewritten = f"({rewritten})"
+        changes = [edits.replace(listing, rewritten)]
+    return Fix(
+        f"Move `{item}` under `{guard}`",
+        Applicability.UNSAFE,
+        tuple(edits.merge_edits(changes)),
+        isolation=f"CUDA304:list:{listing.start_byte}",
+    )
+
+
+def _is_open(listing: Node) -> bool:
+    parent = listing.parent
+    if parent is None:
+        return True
+    if parent.type == "binary_expression":
+        return parent.child_by_field_name("operator").type == "++"
+    if parent.type == "if_expression":
+        return parent.child_by_field_name("condition") != listing
+    return parent.type in _OPEN_CONTEXTS
+
+
+def _guarded_sibling(listing: Node) -> tuple[Node | None, tuple[str, int] | None]:
+    """A `lib.optionals cudaSupport [ ... ]` list joined to `listing` by `++`, and where the
+    joint is: ("left", start of the right operand) when `listing` is the left operand,
+    ("right", end of the left operand) when it is the right one."""
+    parent = listing.parent
+    if parent is None or parent.type != "binary_expression" or parent.child_by_field_name("operator").type != "++":
+        return None, None
+    left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
+    if left == listing:
+        neighbour = right
+        while neighbour is not None and neighbour.type == "binary_expression" and neighbour.child_by_field_name("operator").type == "++":
+            neighbour = neighbour.child_by_field_name("left")
+        found = _guarded_list(neighbour)
+        return (found, ("left", right.start_byte)) if found is not None else (None, None)
+    found = _guarded_list(left)
+    return (found, ("right", left.end_byte)) if found is not None else (None, None)
+
+
+def _guarded_list(node: Node | None) -> Node | None:
+    node = unparen(node)
+    if node is None or node.type != "apply_expression":
+        return None
+    function, arguments = flatten_apply(node)
+    if last_name(function) != "optionals" or len(arguments) != 2 or text(arguments[0]) != "cudaSupport":
+        return None
+    listing = unparen(arguments[1])
+    return listing if listing is not None and listing.type == "list_expression" else None
+
