@@ -509,7 +509,7 @@ def spell_at(semantic: Semantic, node: Node, destination: Node, depth: int = 0) 
         name = text(variable.child_by_field_name("name"))
         here = semantic.resolve(variable)
         there = semantic.resolve_name(name, destination)
-        if _same_binding(here, there):
+        if _same_binding(here, there) or _equivalent_withs(semantic, here, there, destination):
             continue
         qualifier: Node | None = None
         if here.kind == "with":
@@ -526,6 +526,19 @@ def spell_at(semantic: Semantic, node: Node, destination: Node, depth: int = 0) 
     for start, end, content in sorted(replacements, reverse=True):
         data = data[: start - node.start_byte] + content.encode("utf-8") + data[end - node.start_byte :]
     return data.decode("utf-8", "replace")
+
+
+def _equivalent_withs(semantic: Semantic, here: NameBinding, there: NameBinding, destination: Node) -> bool:
+    """Both names come from `with` environments written the same way and meaning the same
+    (`with cudaPackages;` around two different lists of one file)."""
+    if here.kind != "with" or there.kind != "with" or len(here.withs) != len(there.withs):
+        return False
+    for mine, theirs in zip(here.withs, there.withs):
+        if " ".join(text(mine).split()) != " ".join(text(theirs).split()) or dotted_name(mine) is None:
+            return False
+        if spell_at(semantic, mine, theirs) != text(theirs):
+            return False
+    return True
 
 
 def _same_binding(a: NameBinding, b: NameBinding) -> bool:
