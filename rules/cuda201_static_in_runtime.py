@@ -1,0 +1,246 @@
+"""A static CUDA output or static archive where it reaches a runtime closure: in
+`propagatedBuildInputs`, `propagatedNativeBuildInputs`, `depsTargetTargetPropagated` (and the
+other propagated inputs), in the `paths` of a `symlinkJoin`/`buildEnv`, in wrapper arguments, or
+in `lib.makeLibraryPath`.
+
+Static outputs are `x.static`, `lib.getOutput "static" x` and `lib.getStatic x` of a CUDA
+package; static archives are paths such as `"${libcublas}/lib/libcublas_static.a"`. Not flagged:
+static outputs in `buildInputs` or `nativeBuildInputs` (they stay in the build closure; nixpkgs
+itself lists `(lib.getOutput "static" cuda_cudart)` there), in `disallowedRequisites` and other
+non-input attributes, and a join used only as a build input.
+
+## Why
+CUDA static libraries approach or pass 1 GB (`libcublas`'s static output alone is several hundred
+MB: nixpkgs PR #253951 cut "1GB" from closures by keeping it out). They are only needed while
+linking. Propagated inputs end up in every dependent's inputs and, through the
+`nix-support/propagated-*` files of the output, in its runtime closure; a join, a wrapper script
+or a library path that mentions the static output keeps it alive at run time, where nothing ever
+loads a static archive.
+
+The fix, offered where the static output is an element of a propagated input list, moves it to
+`buildInputs` of the same derivation (keeping a `lib.optionals` guard). It is unsafe: dependents
+that linked statically against it through the propagation must now list it themselves. In joins,
+wrappers and library paths, drop the static output by hand (use the `lib` output).
+
+## Example
+```nix
+{ stdenv, lib, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "gemm";
+  version = "1.0";
+  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];
+  propagatedBuildInputs = [
+    cudaPackages.libcublas
+    (lib.getOutput "static" cudaPackages.libcublas)
+  ];
+}
+```
+
+## Use instead
+```nix
+{ stdenv, lib, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "gemm";
+  version = "1.0";
+  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];
+  buildInputs = [ (lib.getOutput "static" cudaPackages.libcublas) ];
+  propagatedBuildInputs = [ cudaPackages.libcublas ];
+}
+```
+
+## References
+- https://github.com/NixOS/nixpkgs/pull/253951
+- https://github.com/NixOS/nixpkgs/pull/240498
+- https://nixos.org/manual/nixpkgs/unstable/#ssec-stdenv-dependencies-propagated
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint import edits
+from cudalint.context import Context
+from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.semantic import CONDITIONAL_FUNCTIONS, Call, CudaRef, InputSite
+from cudalint.syntax import binding_value, flatten_apply, last_name, outermost_apply, text
+
+RULE = Rule(
+    code="CUDA201",
+    name="static-in-runtime",
+    severity=Severity.WARNING,
+    fix=Applicability.UNSAFE,
+    summary="Static CUDA libraries in propagated inputs, joins, wrappers or library paths",
+    node_types=("variable_expression",),
+    patterns=(b"static", b"Static", b".a"),
+)
+
+PROPAGATED = frozenset(
+    {
+        "propagatedBuildInputs",
+        "propagatedNativeBuildInputs",
+        "depsTargetTargetPropagated",
+        "depsBuildBuildPropagated",
+        "depsBuildTargetPropagated",
+        "depsHostHostPropagated",
+    }
+)
+BUILD_ONLY = frozenset({"buildInputs", "nativeBuildInputs", "depsBuildBuild", "checkInputs", "nativeCheckInputs", "nativeInstallCheckInputs"})
+JOINS = frozenset({"symlinkJoin", "buildEnv"})
+PATH_FUNCTIONS = frozenset({"makeLibraryPath", "makeSearchPath", "makeSearchPathOutput", "makeBinPath"})
+WRAPPER_ARGS = re.compile(r"[wW]rapperArgs$|^makeWrapperArgs$")
+WRAPPER_COMMAND = re.compile(rb"\b(?:makeWrapper|makeBinaryWrapper|makeShellWrapper|wrapProgram|wrapProgramShell|wrapProgramBinary)\b")
+# the text right after `${x}`: a path ending in a static archive
+ARCHIVE = re.compile(r"^/[^\s\"'$;:]*?\.a(?![\w.])")
+
+
+@RULE
+def check(node: Node, ctx: Context) -> None:
+    semantic = ctx.semantic
+    root = semantic.reference_root(node)
+    ref = semantic.cuda_ref(root)
+    if ref is None:
+        return
+    span: tuple[int, int] = (root.start_byte, root.end_byte)
+    holder = root  # the expression whose placement decides: the reference or the string around it
+    interpolation = root.parent if root.parent is not None and root.parent.type == "interpolation" else None
+    archive = False
+    if interpolation is not None and interpolation.parent is not None:
+        following = interpolation.next_sibling
+        match = ARCHIVE.match(text(following)) if following is not None and following.type == "string_fragment" else None
+        if match is not None:
+            archive = True
+            span = (interpolation.start_byte, following.start_byte + len(match.group(0).encode("utf-8")))
+        holder = interpolation.parent
+    if ref.output != "static" and not archive:
+        return
+    described = ctx.source.slice(*span) if span[1] - span[0] <= 60 else ref.package
+    what = f"`{described}` is a static CUDA archive" if archive else f"`{described}` is the static output of `{ref.package}`"
+    _check_placement(ctx, holder, interpolation, span, what, ref)
+
+
+def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, span: tuple[int, int], what: str, ref: CudaRef) -> None:
+    semantic = ctx.semantic
+    site = semantic.input_site(holder)
+    if site is not None:
+        if site.attr in PROPAGATED:
+            ctx.report(span, _propagated_message(what, site.attr), fixes=[_move_fix(ctx, site, ref)])
+            return
+        if site.attr == "paths":
+            call = semantic.enclosing_call(site.binding)
+            if call is not None and call.name in JOINS and call.attrset == site.binding.parent.parent:
+                if not _build_only(ctx, call):
+                    ctx.report(
+                        span,
+                        f"{what} in the `paths` of `{call.name}`: the join references it, so static libraries (up to ~1 GB) "
+                        "ship with it; leave the static output out of the join and link it from `buildInputs`",
+                    )
+                return
+        if WRAPPER_ARGS.search(site.attr):
+            ctx.report(span, _wrapper_message(what))
+            return
+        if site.list_node is not None:
+            return  # an element of another list (`buildInputs`, `disallowedRequisites`): fine
+    propagated = sorted(a for a in semantic.input_attrs(holder) if a in PROPAGATED)
+    if propagated:
+        ctx.report(span, _propagated_message(what, propagated[0], through_let=True))
+        return
+    function = _path_function(holder)
+    if function is not None:
+        ctx.report(
+            span,
+            f"{what} in `lib.{function}`: the resulting path keeps it in the runtime closure although nothing loads "
+            "a static archive at run time; use the package's `lib` output there",
+        )
+        return
+    if any(WRAPPER_ARGS.search(part) for part in semantic.binding_path(holder)) or (
+        interpolation is not None and _in_wrapper_command(ctx, interpolation)
+    ):
+        ctx.report(span, _wrapper_message(what))
+
+
+def _propagated_message(what: str, attr: str, through_let: bool = False) -> str:
+    where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
+    return (
+        f"{what} in {where}: propagation puts static libraries (up to ~1 GB) into every dependent's closure, "
+        "but they are only needed at link time; list it in `buildInputs`"
+    )
+
+
+def _wrapper_message(what: str) -> str:
+    return (
+        f"{what} in wrapper arguments: the wrapper script keeps it in the runtime closure although nothing loads "
+        "a static archive at run time; point the wrapper at the `lib` output"
+    )
+
+
+def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:
+    if site.list_node is None:
+        return None
+    changes = edits.move_element(ctx.source, ctx.semantic, site, "buildInputs")
+    if not changes:
+        return None
+    return Fix(f"Move the static output of `{ref.package}` to `buildInputs`", Applicability.UNSAFE, tuple(changes))
+
+
+def _build_only(ctx: Context, call: Call) -> bool:
+    """A join bound in a `let` and used only as a build input does not reach a runtime closure."""
+    holder = call.node
+    while holder.parent is not None and holder.parent.type == "parenthesized_expression":
+        holder = holder.parent
+    binding = holder.parent
+    if binding is None or binding.type != "binding" or binding_value(binding) != holder:
+        return False
+    scope = binding.parent.parent if binding.parent is not None else None
+    if scope is None or scope.type != "let_expression":
+        return False
+    name = text(binding.child_by_field_name("attrpath"))
+    uses = ctx.semantic.uses(name, binding)
+    if not uses:
+        return False
+    for use in uses:
+        site = ctx.semantic.input_site(use)
+        if site is None or site.attr not in BUILD_ONLY:
+            return False
+    return True
+
+
+def _path_function(node: Node) -> str | None:
+    """`lib.makeLibraryPath [ ... ]` (or another search-path builder) whose list holds `node`."""
+    child, parent = node, node.parent
+    while parent is not None:
+        kind = parent.type
+        if kind in {"list_expression", "parenthesized_expression"}:
+            pass
+        elif kind == "binary_expression" and parent.child_by_field_name("operator").type == "++":
+            pass
+        elif kind == "apply_expression":
+            call = outermost_apply(parent)
+            function, arguments = flatten_apply(call)
+            name = last_name(function)
+            inside_last = bool(arguments) and arguments[-1].start_byte <= child.start_byte and child.end_byte <= arguments[-1].end_byte
+            if name in PATH_FUNCTIONS and inside_last:
+                return name
+            if name in CONDITIONAL_FUNCTIONS and inside_last:
+                child, parent = call, call.parent
+                continue
+            return None
+        else:
+            return None
+        child, parent = parent, parent.parent
+    return None
+
+
+def _in_wrapper_command(ctx: Context, interpolation: Node) -> bool:
+    """An interpolation on a `makeWrapper`/`wrapProgram` line of shell code (not in a comment)."""
+    string = interpolation.parent
+    shell = ctx.semantic.shell_text(string) if string is not None else None
+    if shell is None:
+        return False
+    for line in shell.lines():
+        if line.start <= interpolation.start_byte < line.end:
+            if line.comment_start is not None and interpolation.start_byte >= line.comment_start:
+                return False
+            return WRAPPER_COMMAND.search(line.code) is not None
+    return False
