@@ -1,0 +1,437 @@
+"""CUDA code compiled with the plain `stdenv` where nothing picks a host compiler nvcc supports.
+
+Flags `stdenv.mkDerivation`, `pkgs.stdenv.mkDerivation` and `buildPythonPackage` /
+`buildPythonApplication` calls whose inputs bring nvcc from a source without `cuda_nvcc`'s
+setup hook: the runfile toolkit (`cudatoolkit`, `cudaPackages.cudatoolkit`), a `symlinkJoin` or
+`buildEnv` of CUDA packages that includes `cuda_nvcc` (directly or through a let-bound
+variable), or, when the target nixpkgs is older than December 2023, the redistributable
+`cuda_nvcc` itself. Not flagged: a redistributable `cuda_nvcc` in the inputs on current nixpkgs
+(its setup hook points nvcc at `backendStdenv`'s compiler), `backendStdenv.mkDerivation` and
+`effectiveStdenv`/`stdenv'` bound to an expression that uses `backendStdenv`, other compilers
+picked on purpose (`gcc12Stdenv`, ...), `mkShell`, calls that pick the host compiler themselves
+(`-ccbin`, `CUDAHOSTCXX`, `CMAKE_CUDA_HOST_COMPILER`), and a `stdenv` formal the file shows is
+injected: its default names another stdenv (`stdenv ? cudaPackages.backendStdenv`), or the
+file itself calls the function with `stdenv = cudaPackages.backendStdenv` (`callPackage f
+{ stdenv = ...; }`, also through a let-bound name). A bare `stdenv` formal filled by
+`callPackage` is the plain stdenv: what another file passes cannot be seen here (suppress the
+finding there).
+
+## Why
+nvcc supports a limited range of host compilers and refuses (or miscompiles with) a GCC newer
+than its release knows. nixpkgs' `stdenv` follows the newest GCC, so CUDA code needs
+`cudaPackages.backendStdenv`, the stdenv whose compiler matches the CUDA release (issue #370879;
+the `effectiveStdenv` pattern of PR #369956 for optional CUDA). Since December 2023 the
+redistributable `cuda_nvcc` carries a setup hook that points nvcc at that compiler
+(`setupCudaHook`, PR #233581; propagated from `cuda_nvcc` by PR #271078), so listing
+`cuda_nvcc` is enough there. The runfile toolkit, a `symlinkJoin` of redistributables (which
+drops every package's `nix-support` setup hooks) and older nixpkgs have no such hook: nvcc then
+runs with the plain stdenv's compiler. cudalint dates the hook at 2023-12-01: the target
+`23.11` (branched 2023-11-22) counts as older; give a later date if your 23.11 has the backport.
+(For a while in 2023 the runfile toolkit had its own `-ccbin` setup hook, PR #218265; it is
+flagged on every target all the same, as the toolkit is deprecated and today a `symlinkJoin`.)
+
+The fix builds with `cudaPackages.backendStdenv.mkDerivation` (adding a `cudaPackages` formal
+when nothing binds it), or, when the expression has a `cudaSupport` switch, introduces
+`effectiveStdenv = if cudaSupport then cudaPackages.backendStdenv else stdenv;` and builds with
+`effectiveStdenv.mkDerivation`. It is unsafe: the compiler of the whole package changes. Python
+builders get no automatic fix; write
+`(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })` or use the
+redistributable `cuda_nvcc`.
+
+## Example
+```nix
+{ stdenv, cudatoolkit }:
+stdenv.mkDerivation {
+  pname = "saxpy";
+  version = "1.0";
+  nativeBuildInputs = [ cudatoolkit ];
+}
+```
+
+## Use instead
+```nix
+{ lib, stdenv, config, cudaPackages, cudaSupport ? config.cudaSupport }:
+let
+  effectiveStdenv = if cudaSupport then cudaPackages.backendStdenv else stdenv;
+in
+effectiveStdenv.mkDerivation {
+  pname = "saxpy";
+  version = "1.0";
+  nativeBuildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
+  buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
+}
+```
+
+## References
+- https://github.com/NixOS/nixpkgs/issues/370879
+- https://github.com/NixOS/nixpkgs/pull/369956
+- https://github.com/NixOS/nixpkgs/pull/233581
+- https://github.com/NixOS/nixpkgs/pull/271078
+- https://github.com/NixOS/nixpkgs/pull/218265
+- https://nixos.org/manual/nixpkgs/unstable/#cuda
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint import catalog, edits, targets
+from cudalint.context import Context
+from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.syntax import (
+    ATTRSET_TYPES,
+    attrpath_names,
+    binding_value,
+    bindings_of,
+    descendants,
+    flatten_apply,
+    last_name,
+    outermost_apply,
+    text,
+    unparen,
+)
+
+RULE = Rule(
+    code="CUDA302",
+    name="non-backend-stdenv",
+    severity=Severity.WARNING,
+    fix=Applicability.UNSAFE,
+    summary="CUDA code built with the plain `stdenv`, whose compiler nvcc may not support",
+    node_types=("apply_expression",),
+    patterns=(b"cudatoolkit", b"cuda_nvcc", b"cudaPackages"),
+)
+
+# The date from which `cuda_nvcc`'s setup hook points nvcc at backendStdenv's compiler.
+HOOK_DATE = "2023-12-01"
+PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
+JOINS = frozenset({"symlinkJoin", "buildEnv"})
+NVCC_INPUTS = frozenset(
+    {"nativeBuildInputs", "buildInputs", "propagatedBuildInputs", "propagatedNativeBuildInputs", "depsBuildBuild", "build-system"}
+)
+# Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
+NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
+SWITCH_KINDS = frozenset({"formal", "let", "rec", "inherit-from"})
+LEXICAL = frozenset({"formal", "let", "rec", "inherit-from"})
+_HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN")
+_MAX_DEPTH = 4
+
+
+@RULE
+def check(apply: Node, ctx: Context) -> None:
+    if outermost_apply(apply) != apply:
+        return
+    function, arguments = flatten_apply(apply)
+    if not arguments:
+        return
+    attrset = _derivation_attrset(arguments[-1])
+    if attrset is None:
+        return
+    builder = _builder(function, ctx)
+    if builder is None:
+        return
+    kind, stdenv_span = builder
+    if _picks_host_compiler(attrset, ctx):
+        return
+    sources = _nvcc_sources(attrset, ctx)
+    if not sources:
+        return
+    kinds = {k for k, _ in sources}
+    if "redist" in kinds and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
+        return
+    if "runfile" in kinds:
+        node = next(n for k, n in sources if k == "runfile")
+        reason = f"nvcc comes from `{_short(node)}`, the runfile toolkit (on current nixpkgs a `symlinkJoin` without `cuda_nvcc`'s setup hook), so nothing sets nvcc's host compiler"
+    elif "join" in kinds:
+        node = next(n for k, n in sources if k == "join")
+        reason = f"nvcc comes from `{_short(node)}`, a `symlinkJoin` of CUDA packages, which loses `cuda_nvcc`'s setup hook that sets nvcc's host compiler"
+    else:
+        reason = f"on {targets.describe(ctx.settings.nixpkgs)} `cuda_nvcc`'s setup hook does not set nvcc's host compiler yet (it does from December 2023)"
+    called = " ".join(text(function).split())
+    if kind == "python":
+        advice = "build with `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })` or take nvcc from the redistributable `cuda_nvcc`"
+        fixes: list[Fix | None] = []
+    else:
+        advice = "build with `cudaPackages.backendStdenv`, whose compiler matches the CUDA release"
+        assert stdenv_span is not None
+        fixes = [_fix(apply, stdenv_span, sources, ctx)]
+    ctx.report(function, f"`{called}` compiles CUDA with the plain stdenv's compiler, and {reason}: {advice}", fixes=fixes)
+
+
+def _short(node: Node) -> str:
+    written = " ".join(text(node).split())
+    return written if len(written) <= 40 else written[:37] + "..."
+
+
+# ----- which builder, with which stdenv --------------------------------------------------------
+
+
+def _derivation_attrset(argument: Node) -> Node | None:
+    node = unparen(argument)
+    if node is not None and node.type == "function_expression":
+        node = unparen(node.child_by_field_name("body"))
+    return node if node is not None and node.type in ATTRSET_TYPES else None
+
+
+def _builder(function: Node, ctx: Context) -> tuple[str, tuple[int, int] | None] | None:
+    """("stdenv", span of the stdenv part of `X.mkDerivation`) or ("python", None) when the call
+    builds with the plain stdenv; None otherwise."""
+    function = unparen(function)
+    if function is None:
+        return None
+    if function.type == "apply_expression":
+        return _python_override(function, ctx)
+    name = last_name(function)
+    if name in PYTHON_BUILDERS:
+        return ("python", None)
+    if name != "mkDerivation" or function.type != "select_expression":
+        return None
+    base = function.child_by_field_name("expression")
+    attrpath = function.child_by_field_name("attrpath")
+    names = attrpath_names(attrpath)
+    attrs = attrpath.children_by_field_name("attr")
+    dot = attrs[-1].prev_sibling if len(attrs) > 1 else attrpath.prev_sibling
+    if dot is None or dot.type != ".":
+        return None
+    span = (function.start_byte, dot.start_byte)
+    if len(names) >= 2:
+        return ("stdenv", span) if names[-2] == "stdenv" else None
+    return ("stdenv", span) if _is_plain(base, ctx, 0) else None
+
+
+def _python_override(call: Node, ctx: Context) -> tuple[str, None] | None:
+    """`(buildPythonPackage.override { stdenv = ...; })`: plain unless the stdenv given is not."""
+    function, arguments = flatten_apply(call)
+    function = unparen(function)
+    if function is None or function.type != "select_expression" or last_name(function) != "override":
+        return None
+    names = attrpath_names(function.child_by_field_name("attrpath"))
+    owner = names[-2] if len(names) >= 2 else last_name(function.child_by_field_name("expression"))
+    if owner not in PYTHON_BUILDERS or not arguments:
+        return None
+    attrset = unparen(arguments[-1])
+    if attrset is None or attrset.type not in ATTRSET_TYPES:
+        return None
+    given = edits.find_binding(attrset, "stdenv")
+    if given is not None and not _is_plain(binding_value(given), ctx, 0):
+        return None
+    return ("python", None)
+
+
+def _is_plain(node: Node | None, ctx: Context, depth: int) -> bool:
+    """Whether an expression denotes nixpkgs' default `stdenv` (not backendStdenv, not another
+    compiler's stdenv, not an `effectiveStdenv` that can be backendStdenv)."""
+    node = unparen(node)
+    if node is None or depth > _MAX_DEPTH:
+        return False
+    if node.type == "if_expression":
+        return _is_plain(node.child_by_field_name("consequence"), ctx, depth + 1) and _is_plain(node.child_by_field_name("alternative"), ctx, depth + 1)
+    if node.type == "select_expression":
+        return node.child_by_field_name("default") is None and last_name(node) == "stdenv"
+    if node.type != "variable_expression":
+        return False
+    name = text(node)
+    binding = ctx.semantic.resolve(node)
+    if binding.kind in {"let", "rec"}:
+        return _is_plain(binding.value, ctx, depth + 1)
+    if name != "stdenv":
+        return False  # `backendStdenv`, `gcc12Stdenv`, a formal named `stdenv'`: a choice was made
+    if binding.kind == "formal" and binding.node is not None and binding.node.type == "formal":
+        default = binding.node.child_by_field_name("default")
+        if default is not None:
+            return _is_plain(default, ctx, depth + 1)
+        return not _injected(binding.node, ctx)
+    return True  # `inherit (pkgs) stdenv;`, `with pkgs;`, free
+
+
+def _injected(formal: Node, ctx: Context) -> bool:
+    """Whether this file calls the function declaring `formal` with another `stdenv`:
+    `callPackage f { stdenv = cudaPackages.backendStdenv; }`, also through a let-bound `f`."""
+    formals = formal.parent
+    function = formals.parent if formals is not None else None
+    if function is None or function.type != "function_expression":
+        return False
+    for call in descendants(ctx.tree.root_node):
+        if call.type != "apply_expression" or outermost_apply(call) != call:
+            continue
+        callee, arguments = flatten_apply(call)
+        given = None
+        for argument in arguments:
+            argument = unparen(argument)
+            if argument is not None and argument.type in ATTRSET_TYPES:
+                given = edits.find_binding(argument, "stdenv") or given
+        if given is None or _is_plain(binding_value(given), ctx, 0):
+            continue
+        for part in [callee, *arguments]:
+            if _contains(part, function):
+                return True
+            for variable in descendants(part):
+                if variable.type != "variable_expression":
+                    continue
+                bound = ctx.semantic.resolve(variable)
+                if bound.kind in {"let", "rec"} and _contains(bound.value, function):
+                    return True
+    return False
+
+
+def _contains(outer: Node | None, inner: Node) -> bool:
+    return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def _picks_host_compiler(attrset: Node, ctx: Context) -> bool:
+    """The derivation sets nvcc's host compiler itself (`-ccbin`, `CUDAHOSTCXX`, ...)."""
+    for node in descendants(attrset):
+        if node.type == "string_fragment" and _HOST_COMPILER.search(text(node)):
+            return True
+        if node.type == "binding":
+            names = attrpath_names(node.child_by_field_name("attrpath"))
+            if names and names[-1] is not None and _HOST_COMPILER.search(names[-1]):
+                return True
+    return False
+
+
+# ----- where nvcc comes from ---------------------------------------------------------------------
+
+
+def _nvcc_sources(attrset: Node, ctx: Context) -> list[tuple[str, Node]]:
+    """(`runfile` | `join` | `redist`, node) for each nvcc the derivation's inputs bring."""
+    found: list[tuple[str, Node]] = []
+    seen: set[tuple[int, int]] = set()
+    for binding in bindings_of(attrset):
+        if binding.type != "binding":
+            continue
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        if len(names) == 1 and names[0] in NVCC_INPUTS:
+            _collect(binding_value(binding), ctx, 0, found, seen)
+    return found
+
+
+def _collect(node: Node | None, ctx: Context, depth: int, found: list[tuple[str, Node]], seen: set[tuple[int, int]]) -> None:
+    if node is None or depth > _MAX_DEPTH:
+        return
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "apply_expression" and outermost_apply(current) == current:
+            function, arguments = flatten_apply(current)
+            if last_name(function) in JOINS:
+                if arguments and _join_has_nvcc(arguments[-1], ctx):
+                    found.append(("join", current))
+                continue
+        if current.type == "variable_expression":
+            root = ctx.semantic.reference_root(current)
+            ref = ctx.semantic.cuda_ref(root)
+            binding = ctx.semantic.resolve(current)
+            if ref is not None and ref.via != "let":
+                if ref.output is None or ref.output in NVCC_OUTPUTS:
+                    if catalog.is_runfile_toolkit(ref.package):
+                        found.append(("runfile", root))
+                    elif ref.package == "cuda_nvcc":
+                        found.append(("redist", root))
+                continue
+            if binding.kind in {"let", "rec"} and binding.value is not None and binding.node is not None:
+                key = (binding.node.start_byte, binding.node.end_byte)
+                if key not in seen:
+                    seen.add(key)
+                    before = len(found)
+                    _collect(binding.value, ctx, depth + 1, found, seen)
+                    # report a join or toolkit reached through a variable at the variable's use
+                    for index in range(before, len(found)):
+                        kind, _ = found[index]
+                        if kind in {"join", "runfile"}:
+                            found[index] = (kind, current)
+            continue
+        stack.extend(reversed(current.children))
+
+
+def _join_has_nvcc(argument: Node, ctx: Context) -> bool:
+    attrset = unparen(argument)
+    if attrset is None or attrset.type not in ATTRSET_TYPES:
+        return False
+    paths = edits.find_binding(attrset, "paths")
+    value = binding_value(paths) if paths is not None else None
+    if value is None:
+        return False
+    for variable in descendants(value):
+        if variable.type != "variable_expression":
+            continue
+        ref = ctx.semantic.cuda_ref(ctx.semantic.reference_root(variable))
+        if ref is not None and (ref.package == "cuda_nvcc" or catalog.is_runfile_toolkit(ref.package)):
+            return True
+    return False
+
+
+# ----- the fix -----------------------------------------------------------------------------------
+
+
+def _fix(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node]], ctx: Context) -> Fix | None:
+    semantic, source = ctx.semantic, ctx.source
+    spelled = _backend_spelling(call, stdenv_span, sources, ctx)
+    if spelled is None:
+        return None
+    backend, formal_edits = spelled
+    stdenv_text = source.slice(*stdenv_span)
+    optional = semantic.resolve_name("cudaSupport", call).kind in SWITCH_KINDS
+    if not optional or semantic.resolve_name("effectiveStdenv", call).kind != "free":
+        changes = [Edit(stdenv_span[0], stdenv_span[1], backend), *formal_edits]
+        return Fix(f"Build with `{backend}`", Applicability.UNSAFE, tuple(edits.merge_edits(changes)))
+    definition = f"effectiveStdenv = if cudaSupport then {backend} else {stdenv_text};"
+    holder = call.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        holder = holder.parent
+    changes = list(formal_edits)
+    if holder is not None and holder.type == "let_expression" and _contains(holder.child_by_field_name("body"), call) and bindings_of(holder):
+        changes.append(_append_let_binding(holder, definition, ctx))
+        changes.append(Edit(stdenv_span[0], stdenv_span[1], "effectiveStdenv"))
+    else:
+        line = source.line_of(call.start_byte)
+        nl = source.newline
+        if not source.data[source.line_start(line) : call.start_byte].strip():
+            indent = source.indentation_of_line(line)
+            prefix = f"let{nl}{indent}  {definition}{nl}{indent}in{nl}{indent}"
+        else:
+            prefix = f"let {definition} in "
+        changes.append(Edit(stdenv_span[0], stdenv_span[1], prefix + "effectiveStdenv"))
+    return Fix(
+        f"Use `effectiveStdenv = if cudaSupport then {backend} else {stdenv_text}`",
+        Applicability.UNSAFE,
+        tuple(edits.merge_edits(changes)),
+    )
+
+
+def _append_let_binding(let: Node, definition: str, ctx: Context) -> Edit:
+    source = ctx.source
+    last = bindings_of(let)[-1]
+    line = source.line_of(last.start_byte)
+    let_keyword = let.children[0]
+    if line == source.line_of(let_keyword.start_byte):
+        return Edit(last.end_byte, last.end_byte, " " + definition)
+    indent = source.indentation_of_line(line)
+    return Edit(last.end_byte, last.end_byte, source.newline + indent + definition)
+
+
+def _backend_spelling(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node]], ctx: Context) -> tuple[str, list[Edit]] | None:
+    """How to write `cudaPackages.backendStdenv` at the call, and edits that make it resolve."""
+    semantic = ctx.semantic
+    if semantic.resolve_name("cudaPackages", call).kind in LEXICAL:
+        return "cudaPackages.backendStdenv", []
+    if semantic.resolve_name("backendStdenv", call).kind in LEXICAL:
+        return "backendStdenv", []
+    for _, node in sources:
+        ref = semantic.cuda_ref(node)
+        if ref is not None and ref.set_name is not None and semantic.resolve_name(ref.set_name, call).kind in LEXICAL:
+            return f"{ref.set_name}.backendStdenv", []
+    stdenv_text = ctx.source.slice(*stdenv_span)
+    if stdenv_text.endswith(".stdenv"):
+        return stdenv_text[: -len("stdenv")] + "cudaPackages.backendStdenv", []
+    if semantic.resolve_name("pkgs", call).kind in LEXICAL:
+        return "pkgs.cudaPackages.backendStdenv", []
+    if semantic.resolve_name("cudaPackages", call).kind == "with":
+        return "cudaPackages.backendStdenv", []
+    function = semantic.top_function()
+    formals = function.child_by_field_name("formals") if function is not None else None
+    if function is None or formals is None or not _contains(function.child_by_field_name("body"), call):
+        return None
+    added = edits.add_formal(ctx.source, formals, "cudaPackages")
+    return "cudaPackages.backendStdenv", [added] if added is not None else []

@@ -1,0 +1,43 @@
+"""CUDA302 depends on the target nixpkgs: before December 2023 the redistributable `cuda_nvcc`
+had no setup hook pointing nvcc at backendStdenv's compiler, so the plain stdenv is flagged
+even with it (the per-rule fixtures run against the newest nixpkgs only)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cudalint.engine import lint
+from cudalint.fixing import fix_file
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+REDIST = """{ lib, stdenv, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "redist";
+  version = "1.0";
+  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];
+}
+"""
+
+
+def findings(text: str, nixpkgs: str | None) -> list[str]:
+    settings = LintSettings(enabled=frozenset({"CUDA302"}), nixpkgs=nixpkgs)
+    return [d.message for d in lint(SourceFile("t.nix", text), settings).diagnostics]
+
+
+@pytest.mark.parametrize("target", ["22.11", "23.05", "23.11", "2023-11-30"])
+def test_redistributable_nvcc_is_flagged_before_its_setup_hook(target: str) -> None:
+    (message,) = findings(REDIST, target)
+    assert "December 2023" in message and f"nixpkgs {target}" in message
+
+
+@pytest.mark.parametrize("target", [None, "unstable", "24.05", "25.11", "2023-12-01"])
+def test_redistributable_nvcc_is_silent_once_its_hook_sets_the_compiler(target: str | None) -> None:
+    assert findings(REDIST, target) == []
+
+
+def test_old_target_fix_builds_with_backend_stdenv() -> None:
+    settings = LintSettings(enabled=frozenset({"CUDA302"}), nixpkgs="23.05")
+    outcome = fix_file(SourceFile("t.nix", REDIST), settings, unsafe=True)
+    assert "cudaPackages.backendStdenv.mkDerivation {" in outcome.text
+    assert findings(outcome.text, "23.05") == []
