@@ -1,0 +1,245 @@
+"""Checking files: read, lint, fix (write or diff), in a process pool across files.
+
+Each file becomes a `Processed`: its `FileResult` for the reporters (None when the file was
+skipped), notices for stderr, and whether something went wrong that the user must act on
+(exit 2). Results come back in the order of the tasks (sorted by path by the caller).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import difflib
+import os
+import re
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Sequence
+
+from cudalint import files
+from cudalint.config import FileSettings
+from cudalint.results import FileResult
+from cudalint.source import SourceFile
+
+CHECK, FIX, DIFF = "check", "fix", "diff"
+# Below this many files a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 16
+
+# A SourceFile crosses process boundaries as (path, text); its derived fields are rebuilt.
+copyreg.pickle(SourceFile, lambda s: (SourceFile, (s.path, s.text)))
+
+# Problems that skip a file found by walking a directory with only a notice; any problem with a
+# file the user named, and the others (binary, not UTF-8, unreadable), are errors.
+_WALK_NOTICES = frozenset({"too-large", "loop", "missing", "not-regular", "directory"})
+
+
+@dataclass(frozen=True)
+class Task:
+    path: str | None  # absolute path to read; None for stdin (text given)
+    display: str
+    settings: int  # index into the settings table given to the workers
+    explicit: bool
+    text: bytes | None = None  # stdin's bytes
+
+
+@dataclass
+class Processed:
+    result: FileResult | None
+    notices: list[str] = field(default_factory=list)
+    failed: bool = False  # a problem the user must act on (exit 2)
+    output: bytes | None = None  # the fixed bytes of stdin (with --fix)
+
+
+# ---------------------------------------------------------------------------------------------
+# Text-level helpers
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their endings, split on LF only (str.splitlines also splits on \\x0c, ...)."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def unified_diff(display: str, before: str, after: str) -> str:
+    """A patch `git apply` / `patch -p1` accept (a/ b/ prefixes for relative paths), with
+    `\\ No newline at end of file` markers where needed."""
+    if os.path.isabs(display):
+        old, new = display, display
+    else:
+        old, new = f"a/{display}", f"b/{display}"
+    out = []
+    for line in difflib.unified_diff(_lines(before), _lines(after), old, new):
+        if line.endswith("\n"):
+            out.append(line)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def keep_style(original: str, fixed: str) -> str:
+    """Make fixed text keep the original's line endings and final-newline presence: fixes may
+    insert bare "\\n" into a CRLF file, or add/remove the last newline."""
+    lf = original.count("\n")
+    crlf = original.count("\r\n")
+    all_crlf = crlf > 0 and crlf == lf
+    if all_crlf:
+        fixed = re.sub(r"(?<!\r)\n", "\r\n", fixed)
+    if original and fixed:
+        if original.endswith("\n") and not fixed.endswith("\n"):
+            fixed += "\r\n" if all_crlf else "\n"
+        elif not original.endswith("\n") and fixed.endswith("\n"):
+            fixed = fixed[:-2] if fixed.endswith("\r\n") else fixed[:-1]
+    return fixed
+
+
+# ---------------------------------------------------------------------------------------------
+# One file
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def process_source(
+    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None
+) -> Processed:
+    """Lint one decoded file; with FIX write the fixes to `write_path` (or return them as
+    `output` when it is None: stdin); with DIFF return them as a diff."""
+    from cudalint import engine, fixing
+
+    source = SourceFile(display, read.text)
+    first = engine.lint(source, settings.lint)
+    processed = Processed(None)
+    if first.internal_errors:
+        processed.failed = True
+    if mode == CHECK:
+        processed.result = FileResult(display, source, first.diagnostics, internal_errors=first.internal_errors)
+        return processed
+
+    def unchanged() -> Processed:
+        processed.result = FileResult(display, source, first.diagnostics, internal_errors=first.internal_errors)
+        if mode == FIX and write_path is None:
+            processed.output = read.raw
+        return processed
+
+    if first.syntax_errors:
+        if fixing.select_fixes(first.diagnostics, settings.unsafe_fixes):
+            processed.notices.append("not fixed: the file has syntax errors; fix them first (cudalint never rewrites code it cannot parse)")
+        return unchanged()
+    outcome = fixing.fix_file(source, settings.lint, settings.unsafe_fixes, first=first)
+    for code, title in outcome.dropped:
+        processed.notices.append(f"a fix of {code} ({title}) was not applied: it would have broken the syntax")
+    if not outcome.changed:
+        return unchanged()
+    text = keep_style(read.text, outcome.text)
+    # the findings (and syntax check) of exactly the text to be written
+    final = outcome.result if text == outcome.result.source.text else engine.lint(SourceFile(display, text), settings.lint)
+    internal = list(dict.fromkeys(first.internal_errors + final.internal_errors))
+    if final.syntax_errors > first.syntax_errors:
+        # fix_file guarantees this cannot happen; never write if it does.
+        processed.failed = True
+        processed.result = FileResult(
+            display, source, first.diagnostics, error="not fixed: the fixed text would not parse (a cudalint bug; please report it)"
+        )
+        return processed
+    data = (files.BOM if read.bom else b"") + text.encode("utf-8")
+    fixed = len(outcome.applied)
+    if mode == DIFF:
+        processed.result = FileResult(
+            display, final.source, final.diagnostics, fixed=fixed, diff=unified_diff(display, read.text, text), internal_errors=internal
+        )
+        return processed
+    if write_path is None:
+        processed.output = data
+    else:
+        try:
+            files.write_atomic(write_path, data, read.raw)
+        except files.WriteError as error:
+            processed.failed = True
+            processed.result = FileResult(display, source, first.diagnostics, error=str(error), internal_errors=first.internal_errors)
+            return processed
+    processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, internal_errors=internal)
+    return processed
+
+
+def read_problem(display: str, problem: files.ReadProblem, explicit: bool) -> Processed:
+    if not explicit and problem.kind in _WALK_NOTICES:
+        return Processed(None, [problem.message])
+    return Processed(FileResult(display, None, error=problem.message), failed=True)
+
+
+def process_task(task: Task, settings: FileSettings, mode: str) -> Processed:
+    try:
+        if task.path is None:
+            assert task.text is not None
+            if len(task.text) > settings.max_file_size:
+                return Processed(
+                    FileResult(task.display, None, error=f"standard input is larger than the limit of {files.format_size(settings.max_file_size)}"),
+                    failed=True,
+                )
+            read = files.decode_source(task.text)
+        else:
+            read = files.read_source(task.path, settings.max_file_size)
+        if isinstance(read, files.ReadProblem):
+            return read_problem(task.display, read, task.explicit)
+        return process_source(task.display, read, settings, mode, task.path)
+    except Exception:
+        return Processed(
+            FileResult(task.display, None, error=f"internal error: {traceback.format_exc(limit=-4).strip()}"),
+            failed=True,
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Many files
+
+_TABLE: Sequence[FileSettings] = ()
+_MODE = CHECK
+
+
+def _init(table: Sequence[FileSettings], mode: str) -> None:
+    global _TABLE, _MODE
+    _TABLE, _MODE = table, mode
+
+
+def _work(task: Task) -> Processed:
+    return process_task(task, _TABLE[task.settings], _MODE)
+
+
+def _warm_up() -> None:
+    """Load the rules and the grammar once in the parent, before forking workers."""
+    from cudalint import engine  # noqa: F401
+    from cudalint.parsing import language
+    from cudalint.registry import all_rules
+
+    all_rules()
+    language()
+
+
+def run(
+    tasks: Sequence[Task],
+    table: Sequence[FileSettings],
+    mode: str,
+    jobs: int,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Processed]:
+    """Process tasks, yielding results in task order."""
+    _warm_up()
+    if jobs <= 1 or len(tasks) < PARALLEL_THRESHOLD:
+        for index, task in enumerate(tasks):
+            yield process_task(task, table[task.settings], mode)
+            if progress:
+                progress(index + 1)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        context = multiprocessing.get_context()
+    workers = max(1, min(jobs, len(tasks)))
+    chunksize = max(1, min(64, len(tasks) // (workers * 8)))
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init, initargs=(tuple(table), mode)) as pool:
+        for index, processed in enumerate(pool.map(_work, tasks, chunksize=chunksize)):
+            yield processed
+            if progress:
+                progress(index + 1)
