@@ -72,10 +72,9 @@ def render_docs(docs: str, color: bool) -> str:
             title = heading.group(2).strip()
             out.append(_paint(color, title, BOLD, UNDERLINE) if color else f"{title}\n{'-' * len(title)}")
             continue
-        out.append(_inline(line, color))
-    text = "\n".join(out)
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return text.strip("\n")
+        if stripped or (out and out[-1] != ""):  # one blank line between blocks of prose
+            out.append(_inline(line, color))
+    return "\n".join(out).strip("\n")
 
 
 def render_rule(rule: Rule, color: bool) -> str:

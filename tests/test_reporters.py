@@ -19,6 +19,9 @@ from cudalint.results import FileResult
 from cudalint.settings import LintSettings
 from cudalint.source import SourceFile
 
+# Only the rules these tests are about: other rules land concurrently and must not change them.
+SETTINGS = LintSettings(enabled=frozenset({"CUDA001", "CUDA900", "CUDA901"}))
+
 TOOLKIT = """\
 { stdenv, cudatoolkit }:
 stdenv.mkDerivation {
@@ -47,7 +50,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def checked(path: str, text: str) -> FileResult:
     source = SourceFile(path, text)
-    result = lint(source, LintSettings())
+    result = lint(source, SETTINGS)
     return FileResult(path, source, result.diagnostics, internal_errors=result.internal_errors)
 
 
@@ -157,7 +160,7 @@ def test_text_multiline_span_underlines_the_first_line_only() -> None:
 
 def test_text_zero_width_span_gets_one_caret() -> None:
     source = SourceFile("z.nix", "let\n  x = {\n    b = ;\n  };\nin x\n")
-    result = lint(source, LintSettings())
+    result = lint(source, SETTINGS)
     empty = [d for d in result.diagnostics if d.start == d.end]
     assert empty, "expected an empty-span syntax error"
     output = render("text", [FileResult("z.nix", source, empty)])
@@ -168,7 +171,7 @@ def test_text_zero_width_span_gets_one_caret() -> None:
 
 def test_text_span_at_end_of_file_without_newline() -> None:
     source = SourceFile("e.nix", "[ 1")
-    result = lint(source, LintSettings())
+    result = lint(source, SETTINGS)
     assert result.diagnostics
     output = render("text", [FileResult("e.nix", source, result.diagnostics)])
     assert "1 | [ 1" in output and "Found" in output
