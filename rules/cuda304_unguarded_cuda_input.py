@@ -129,7 +129,7 @@ def check(variable: Node, ctx: Context) -> None:
     site, direct = found
     shown = " ".join(text(root).split())
     shown = shown if len(shown) <= 60 else what
-    through = "" if direct else " (through a let-bound list)"
+    through = "" if direct else " (through a let binding)"
     ctx.report(
         root,
         f"`{shown}` is in `{site.attr}`{through} even when `cudaSupport` is false: "

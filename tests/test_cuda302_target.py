@@ -41,3 +41,13 @@ def test_old_target_fix_builds_with_backend_stdenv() -> None:
     outcome = fix_file(SourceFile("t.nix", REDIST), settings, unsafe=True)
     assert "cudaPackages.backendStdenv.mkDerivation {" in outcome.text
     assert findings(outcome.text, "23.05") == []
+
+
+def test_fix_all_with_cuda001_adds_cudapackages_once() -> None:
+    """CUDA001 renames the toolkit formal to `cudaPackages`; CUDA302 waits for that instead of
+    adding a second `cudaPackages` formal in the same pass."""
+    text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation { nativeBuildInputs = [ cudatoolkit ]; }\n"
+    settings = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}))
+    outcome = fix_file(SourceFile("t.nix", text), settings, unsafe=True)
+    assert outcome.text.startswith("{ stdenv, cudaPackages }:\ncudaPackages.backendStdenv.mkDerivation {")
+    assert not [d for d in outcome.result.diagnostics if d.code == "CUDA302"]
