@@ -198,10 +198,14 @@ def _reaches_package_set(ctx: Context, binding: NameBinding, name: str) -> bool:
     for environment in binding.withs:
         if ctx.semantic.package_set_name(environment) is not None:
             return True
-        written = dotted_name(environment) or ""
-        if name in MOVED and not (written in {"lib", "builtins"} or written.startswith("lib.")):
+        if name in MOVED and not _is_lib(environment):
             return False
     return False
+
+
+def _is_lib(environment: Node) -> bool:
+    written = dotted_name(environment) or ""
+    return written in {"lib", "builtins"} or written.startswith("lib.")
 
 
 def _first_set(ctx: Context, binding: NameBinding) -> Node:
@@ -212,11 +216,16 @@ def _with_fix(ctx: Context, variable: Node, binding: NameBinding, name: str) -> 
     semantic = ctx.semantic
     if name in RENAMED:
         new = RENAMED[name]
-        # the new name must reach the same `with`: nothing lexical may bind it, and the package
-        # set must be the innermost `with` (another one could hold the new name)
+        # the new name must reach the same `with`: nothing lexical may bind it, and only `lib`
+        # may sit between it and the package set (another environment could hold the new name)
         there = semantic.resolve_name(new, variable)
-        if there.kind != "with" or semantic.package_set_name(there.withs[0]) is None:
+        if there.kind != "with":
             return None
+        for environment in there.withs:
+            if semantic.package_set_name(environment) is not None:
+                break
+            if not _is_lib(environment):
+                return None
         return _fix(name, (edits.replace(variable, new),))
     spelled = _toplevel(ctx, variable, name)
     if spelled is None:

@@ -185,7 +185,11 @@ def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:
 
 
 def _build_only(ctx: Context, call: Call) -> bool:
-    """A join bound in a `let` and used only as a build input does not reach a runtime closure."""
+    """A join written in, or bound in a `let` and used only as, a build input does not reach a
+    runtime closure."""
+    direct = ctx.semantic.input_site(call.node)
+    if direct is not None:
+        return direct.attr in BUILD_ONLY  # `buildInputs = [ (symlinkJoin { ... }) ]`
     holder = call.node
     while holder.parent is not None and holder.parent.type == "parenthesized_expression":
         holder = holder.parent
