@@ -43,11 +43,16 @@ def test_old_target_fix_builds_with_backend_stdenv() -> None:
     assert findings(outcome.text, "23.05") == []
 
 
+
 def test_fix_all_with_cuda001_adds_cudapackages_once() -> None:
     """CUDA001 renames the toolkit formal to `cudaPackages`; CUDA302 waits for that instead of
-    adding a second `cudaPackages` formal in the same pass."""
+    adding a second `cudaPackages` formal in the same pass. On current nixpkgs CUDA001's
+    `cuda_nvcc` settles CUDA302 too; on 23.05 CUDA302 then switches to backendStdenv."""
     text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation { nativeBuildInputs = [ cudatoolkit ]; }\n"
-    settings = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}))
-    outcome = fix_file(SourceFile("t.nix", text), settings, unsafe=True)
+    current = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}))
+    outcome = fix_file(SourceFile("t.nix", text), current, unsafe=True)
+    assert outcome.text == "{ stdenv, cudaPackages }:\nstdenv.mkDerivation { nativeBuildInputs = [ cudaPackages.cuda_nvcc ]; }\n"
+    old = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}), nixpkgs="23.05")
+    outcome = fix_file(SourceFile("t.nix", text), old, unsafe=True)
     assert outcome.text.startswith("{ stdenv, cudaPackages }:\ncudaPackages.backendStdenv.mkDerivation {")
     assert not [d for d in outcome.result.diagnostics if d.code == "CUDA302"]
