@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import time
 from typing import TYPE_CHECKING, Sequence, TextIO
@@ -292,22 +293,23 @@ def _check(args: argparse.Namespace) -> int:
     cwd = resolver.cwd
     walker = Walker(exclude=resolver.excluded, respect_gitignore=not args.no_respect_gitignore)
     early: list[tuple[str, "Processed"]] = []  # problems with paths the user named
-    for path in paths:
+    directories: list[str] = []
+    for path in paths:  # named files first: a file both named and found in a directory counts as named
         if path == "-":
             continue
         absolute = os.path.abspath(path)
         try:
             info = os.stat(absolute)
         except OSError as error:
-            problem = stat_problem(absolute, error)
-            early.append((display_path(absolute, cwd), runner.read_problem(display_path(absolute, cwd), problem, True)))
+            display = display_path(absolute, cwd)
+            early.append((display, runner.read_problem(display, stat_problem(absolute, error), True)))
             continue
-        import stat as _stat
-
-        if _stat.S_ISDIR(info.st_mode):
-            walker.walk(absolute)
+        if stat.S_ISDIR(info.st_mode):
+            directories.append(absolute)
         else:
             walker.add_file(absolute, explicit=True, key=(info.st_dev, info.st_ino))
+    for directory in directories:
+        walker.walk(directory)
 
     stderr = sys.stderr
     failed = False

@@ -94,10 +94,6 @@ def keep_style(original: str, fixed: str) -> str:
 # One file
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def process_source(
     display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None
 ) -> Processed:
@@ -198,6 +194,10 @@ _MODE = CHECK
 def _init(table: Sequence[FileSettings], mode: str) -> None:
     global _TABLE, _MODE
     _TABLE, _MODE = table, mode
+    # Ctrl-C is the parent's to handle: it cancels what has not started and exits.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _work(task: Task) -> Processed:
@@ -238,8 +238,11 @@ def run(
         context = multiprocessing.get_context()
     workers = max(1, min(jobs, len(tasks)))
     chunksize = max(1, min(64, len(tasks) // (workers * 8)))
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init, initargs=(tuple(table), mode)) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_init, initargs=(tuple(table), mode))
+    try:
         for index, processed in enumerate(pool.map(_work, tasks, chunksize=chunksize)):
             yield processed
             if progress:
                 progress(index + 1)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

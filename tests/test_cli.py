@@ -637,3 +637,10 @@ def test_same_file_named_twice_is_checked_once(tmp_path, monkeypatch, capsys) ->
     write(tmp_path / "a.nix", FINDING)
     code, out, _ = run(["check", *SELECT, "--output-format", "json", "a.nix", ".", "./a.nix"], tmp_path, monkeypatch, capsys)
     assert len(json.loads(out)) == 1
+
+
+def test_a_file_named_and_found_in_a_directory_counts_as_named(tmp_path, monkeypatch, capsys) -> None:
+    write(tmp_path / "cudalint.toml", "max-file-size = 10\n")
+    write(tmp_path / "big.nix", FINDING)
+    code, _, err = run(["check", *SELECT, ".", "big.nix"], tmp_path, monkeypatch, capsys)
+    assert code == 2 and "cudalint: big.nix: error: skipped:" in err
