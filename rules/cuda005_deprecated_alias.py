@@ -75,7 +75,6 @@ RULE = Rule(
 RENAMED = {"cudaFlags": "flags", "cudaVersion": "cudaMajorMinorVersion", "cusparselt": "libcusparse_lt"}
 MOVED = frozenset({"autoAddDriverRunpath", "autoFixElfFiles"})  # now top-level packages
 ALIASES = frozenset(RENAMED) | MOVED
-_BOUND = frozenset({"let", "rec", "formal", "inherit-from"})
 
 
 @RULE
@@ -118,9 +117,8 @@ def _check_select(select: Node, ctx: Context) -> None:
         component = components[index]
         span = (select.start_byte, component.end_byte)
         written = ctx.source.slice(*span)
-        fix = None
         if name in RENAMED:
-            fix = Fix(f"Use `{RENAMED[name]}`", Applicability.SAFE, (edits.replace(component, RENAMED[name]),))
+            fix = _fix(name, (edits.replace(component, RENAMED[name]),))
         else:
             fix = _moved_select_fix(ctx, select, base, components, index, name)
         ctx.report(span, _message(written, name), fixes=[fix])
@@ -243,8 +241,7 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
     if statement is None or statement.type != "inherit_from":
         return
     source_node = statement.child_by_field_name("expression")
-    set_name = ctx.semantic.package_set_name(source_node)
-    if set_name is None:
+    if ctx.semantic.package_set_name(source_node) is None:
         return
     for attr in attrs.children_by_field_name("attr"):
         name = identifier_name(attr)

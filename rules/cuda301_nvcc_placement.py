@@ -63,7 +63,7 @@ from tree_sitter import Node
 from cudalint import edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, Rule, Severity
-from cudalint.semantic import CudaRef
+from cudalint.semantic import CudaRef, InputSite
 from cudalint.syntax import ATTRSET_TYPES, binding_value, descendants, node_key, text, unparen
 
 RULE = Rule(
@@ -116,7 +116,7 @@ def _message(root: Node, attr: str, through_let: bool = False) -> str:
     )
 
 
-def _move_fix(ctx: Context, site, ref: CudaRef) -> Fix | None:
+def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:
     changes = edits.move_element(ctx.source, ctx.semantic, site, HOST_INPUTS[site.attr])
     if not changes:
         return None
