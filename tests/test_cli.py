@@ -644,3 +644,20 @@ def test_a_file_named_and_found_in_a_directory_counts_as_named(tmp_path, monkeyp
     write(tmp_path / "big.nix", FINDING)
     code, _, err = run(["check", *SELECT, ".", "big.nix"], tmp_path, monkeypatch, capsys)
     assert code == 2 and "cudalint: big.nix: error: skipped:" in err
+
+
+def test_results_cross_process_boundaries(tmp_path) -> None:
+    """What a worker returns pickles without tree-sitter objects and comes back equal."""
+    import pickle
+
+    from cudalint.config import Overrides, Resolver
+
+    path = write(tmp_path / "a.nix", FINDING)
+    settings = Resolver(Overrides(), cwd=str(tmp_path)).settings_for(str(path))
+    processed = runner.process_task(runner.Task(str(path), "a.nix", 0, True), settings, runner.DIFF)
+    copy = pickle.loads(pickle.dumps(processed))
+    assert copy.result.diagnostics == processed.result.diagnostics and copy.result.diagnostics
+    assert copy.result.source.text == processed.result.source.text
+    assert copy.result.source.data == processed.result.source.data
+    assert copy.result.source.location(len(FINDING) - 1) == processed.result.source.location(len(FINDING) - 1)
+    assert copy.result.diff == processed.result.diff

@@ -354,3 +354,14 @@ def test_write_atomic_cleans_up_when_the_write_fails(tmp_path, monkeypatch) -> N
         write_atomic(str(path), b"new\n", b"old\n")
     assert path.read_bytes() == b"old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.nix"]
+
+
+def test_walk_does_not_follow_links_into_the_nix_store(tmp_path, monkeypatch) -> None:
+    store = tmp_path / "store"
+    _write(store / "abc-cuda-pkg" / "default.nix")
+    root = tmp_path / "project"
+    _write(root / "default.nix")
+    os.symlink(store / "abc-cuda-pkg", root / "result")  # what `nix build` leaves behind
+    monkeypatch.setattr(files, "NIX_STORE", str(store) + os.sep)
+    found, walker = _walk(root)
+    assert found == ["default.nix"] and walker.notices == []
