@@ -150,7 +150,9 @@ def check(apply: Node, ctx: Context) -> None:
         reason = f"on {targets.describe(ctx.settings.nixpkgs)} `cuda_nvcc`'s setup hook does not set nvcc's host compiler yet (it does from December 2023)"
     called = " ".join(text(function).split())
     if kind == "python":
-        advice = "build with `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })` or take nvcc from the redistributable `cuda_nvcc`"
+        advice = "build with `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })`"
+        if "runfile" in kinds or "join" in kinds:
+            advice += " or take nvcc from the redistributable `cuda_nvcc`"
         fixes: list[Fix | None] = []
     else:
         advice = "build with `cudaPackages.backendStdenv`, whose compiler matches the CUDA release"

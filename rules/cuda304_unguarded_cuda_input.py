@@ -22,7 +22,7 @@ that promise: the "CPU" variant still pulls `cuda_cudart` (and with it `allowUnf
 larger closure), and `config.cudaSupport = false` no longer means what it says.
 
 The fix moves the element into `lib.optionals cudaSupport [ ... ]` appended to its list (reusing
-one that is already there), when `lib` is in scope. It is unsafe: it changes what the non-CUDA
+one that is already there), when `lib` (or `pkgs`, for `pkgs.lib.optionals`) is in scope. It is unsafe: it changes what the non-CUDA
 build gets, which is the point, but a package that really needs the input unconditionally
 should instead be CUDA-only (drop the switch).
 
@@ -217,14 +217,19 @@ _OPEN_CONTEXTS = frozenset({"binding", "parenthesized_expression", "with_express
 def _guard_fix(root: Node, site: InputSite, ctx: Context) -> Fix | None:
     semantic, source = ctx.semantic, ctx.source
     listing = site.list_node
-    if listing is None or unparen(site.element) != unparen(root) or not edits.is_bound(semantic, listing, "lib"):
+    if listing is None or unparen(site.element) != unparen(root):
+        return None
+    if edits.is_bound(semantic, listing, "lib"):
+        guard = "lib.optionals cudaSupport"
+    elif edits.is_bound(semantic, listing, "pkgs"):
+        guard = "pkgs.lib.optionals cudaSupport"
+    else:
         return None
     if semantic.resolve_name("cudaSupport", listing).kind not in SWITCH_KINDS:
         return None
     element = site.element
     item = text(element)
     elements = edits.list_elements(listing)
-    guard = "lib.optionals cudaSupport"
     sibling, joint = _guarded_sibling(listing)
     changes: list[Edit]
     if sibling is not None and joint is not None:

@@ -8,8 +8,9 @@ flags, environment variables and shell phases; and lists built from `cudaCapabil
 `lib.concatMapStringsSep`, `builtins.replaceStrings`, `map` with a string lambda). Not flagged:
 values from `cudaPackages.flags` (`flags.cmakeCudaArchitecturesString`, `flags.gencodeString`,
 strings built from `flags.cudaCapabilities`, `flags.arches`, `flags.realArches`), the user's own
-`config.cudaCapabilities = [ ... ]` setting, shell comments, and the text a `substituteInPlace
---replace*` or `sed` line removes from upstream build files.
+`config.cudaCapabilities = [ ... ]` setting, capabilities printed in messages (`throw`,
+`lib.warn`, `lib.assertMsg`, `assert`, `meta`, `passthru`), shell comments, and the text a
+`substituteInPlace --replace*` or `sed` line removes from upstream build files.
 
 ## Why
 Which GPUs a build targets is the user's choice, made once in `config.cudaCapabilities` (and
@@ -143,6 +144,9 @@ _STRING_FUNCTIONS = frozenset(
 )
 _LIST_FUNCTIONS = frozenset({"map", "forEach", "filter", "intersectLists", "subtractLists", "unique", "optionals", "sort"})
 _FLAGS_SETS = frozenset({"flags", "cudaFlags"})
+# Functions that print a message, and which argument the message is.
+_MESSAGE_FUNCTIONS = {"throw": 0, "abort": 0, "warn": 0, "trace": 0, "info": 0, "warnIf": 1, "warnIfNot": 1, "throwIf": 1, "throwIfNot": 1, "traceIf": 1, "assertMsg": 1}
+_NOT_BUILD = frozenset({"meta", "description", "longDescription", "passthru"})
 _MAX_DEPTH = 6
 
 
@@ -257,12 +261,35 @@ def _check_capabilities(node: Node, ctx: Context) -> None:
     if _capabilities_source(node, ctx, 0) == "flags":
         return
     for top in _string_tops(node, ctx, 0):
+        if _is_message(top, ctx):
+            continue
         ctx.report(
             top,
             "architecture list built by hand from `cudaCapabilities`: use `cudaPackages.flags` "
             "(`flags.cmakeCudaArchitecturesString`, `flags.gencodeString`, or `flags.cudaCapabilities` "
             "for other formats), which also handle defaults and forward compatibility",
         )
+
+
+def _is_message(node: Node, ctx: Context) -> bool:
+    """Capabilities printed in an error, a warning or the package's metadata, not passed to a build."""
+    if any(part in _NOT_BUILD for part in ctx.semantic.binding_path(node)):
+        return True
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "apply_expression":
+            function, arguments = flatten_apply(outermost_apply(parent))
+            index = _MESSAGE_FUNCTIONS.get(last_name(function) or "")
+            if index is not None and len(arguments) > index and _within(arguments[index], node):
+                return True
+        if parent.type == "assert_expression" and _within(parent.child_by_field_name("condition"), node):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _within(outer: Node | None, inner: Node) -> bool:
+    return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 def _string_tops(node: Node, ctx: Context, depth: int) -> list[Node]:
