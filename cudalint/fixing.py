@@ -88,10 +88,12 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
         outcome.passes += 1
         new_data = apply_edits(current.data, [e for _, fix in chosen for e in fix.edits])
         if _syntax_errors(new_data, current.path) > baseline_errors:
+            # The batch breaks parsing (two fixes adding the same formal, say): apply the first
+            # fix that is fine alone, drop those that are not, and re-lint.
             new_data = current.data
             for diagnostic, fix in chosen:
-                trial = apply_edits(new_data, list(fix.edits)) if new_data == current.data else None
-                if trial is not None and _syntax_errors(trial, current.path) <= baseline_errors:
+                trial = apply_edits(current.data, list(fix.edits))
+                if _syntax_errors(trial, current.path) <= baseline_errors:
                     new_data = trial
                     outcome.applied.append((diagnostic.code, fix.title))
                     break

@@ -83,7 +83,14 @@ def is_gap_formal(node: tree_sitter.Node) -> bool:
 
 
 def syntax_problems(tree: tree_sitter.Tree, source: SourceFile) -> list[SyntaxProblem]:
-    """Parse errors a user must fix, outermost first; the trailing-comma gap is not one."""
+    """What Nix's parser rejects, in file order: parse errors (the trailing-comma gap is not
+    one), duplicate formals and attributes defined twice."""
+    problems = _parse_errors(tree, source) + duplicate_definitions(tree.root_node)
+    problems.sort(key=lambda p: (p.start, p.end))
+    return problems
+
+
+def _parse_errors(tree: tree_sitter.Tree, source: SourceFile) -> list[SyntaxProblem]:
     root = tree.root_node
     if not root.has_error:
         return []
@@ -102,7 +109,6 @@ def syntax_problems(tree: tree_sitter.Tree, source: SourceFile) -> list[SyntaxPr
                 problems.append(_error_problem(node, source))
             continue
         stack.extend(reversed(node.children))
-    problems.sort(key=lambda p: (p.start, p.end))
     return problems
 
 
@@ -120,3 +126,119 @@ def _error_problem(node: tree_sitter.Node, source: SourceFile) -> SyntaxProblem:
     if not shown:
         return SyntaxProblem(start, end, "syntax error")
     return SyntaxProblem(start, end, f"syntax error: unexpected `{shown}`")
+
+
+_LEAF = object()  # a value that is not an attrset literal: nothing can be merged into it
+
+
+def duplicate_definitions(root: tree_sitter.Node) -> list[SyntaxProblem]:
+    """Duplicate formals and attributes, which Nix rejects while parsing.
+
+    Nix merges attrset literals (`a = { x = 1; }; a.y = 2;` is fine) and rejects every other
+    second definition of a static name; dynamic names (`${x}`) are checked at evaluation."""
+    found: dict[tuple[int, int], SyntaxProblem] = {}
+    cursor = root.walk()
+    depth = 0
+    while True:
+        node = cursor.node
+        if node.type == "formals":
+            _duplicate_formals(node, found)
+        elif node.type == "binding_set":
+            _insert_bindings({}, node, found, report=True)
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while depth > 0 and not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+        if depth == 0:
+            break
+    return list(found.values())
+
+
+def _name(node: tree_sitter.Node) -> str | None:
+    if node.type == "identifier":
+        return node.text.decode("utf-8", "replace")
+    if node.type == "string_expression" and all(c.type in {'"', "string_fragment"} for c in node.children):
+        return "".join(c.text.decode("utf-8", "replace") for c in node.children if c.type == "string_fragment")
+    return None
+
+
+def _duplicate_formals(formals: tree_sitter.Node, found: dict) -> None:
+    names: set[str] = set()
+    function = formals.parent
+    universal = function.child_by_field_name("universal") if function is not None else None
+    if universal is not None:
+        names.add(universal.text.decode("utf-8", "replace"))
+    for formal in formals.children_by_field_name("formal"):
+        identifier = formal.child_by_field_name("name")
+        if identifier is None or identifier.is_missing:
+            continue
+        name = identifier.text.decode("utf-8", "replace")
+        if name in names:
+            found[(identifier.start_byte, identifier.end_byte)] = SyntaxProblem(
+                identifier.start_byte, identifier.end_byte, f"duplicate function argument `{name}`"
+            )
+        names.add(name)
+
+
+def _attrset_literal(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    while node is not None and node.type == "parenthesized_expression":
+        node = node.child_by_field_name("expression")
+    if node is not None and node.type in {"attrset_expression", "rec_attrset_expression"}:
+        return next((c for c in node.children if c.type == "binding_set"), node)
+    return None
+
+
+def _insert_bindings(target: dict, binding_set: tree_sitter.Node, found: dict, report: bool) -> None:
+    for binding in binding_set.named_children:
+        if binding.type in {"inherit", "inherit_from"}:
+            attrs = binding.child_by_field_name("attrs")
+            for attr in attrs.children_by_field_name("attr") if attrs is not None else ():
+                name = _name(attr)
+                if name is None:
+                    continue
+                if name in target and report:
+                    _duplicate(attr, name, found)
+                target.setdefault(name, _LEAF)
+        elif binding.type == "binding":
+            attrpath = binding.child_by_field_name("attrpath")
+            components = attrpath.children_by_field_name("attr") if attrpath is not None else []
+            names = [_name(c) for c in components]
+            if not names or any(n is None for n in names):
+                continue
+            _insert_path(target, names, binding, found, report)  # type: ignore[arg-type]
+
+
+def _insert_path(target: dict, names: list[str], binding: tree_sitter.Node, found: dict, report: bool) -> None:
+    current = target
+    for index, name in enumerate(names):
+        existing = current.get(name)
+        if index < len(names) - 1:
+            if existing is None:
+                existing = current[name] = {}
+            elif existing is _LEAF:
+                if report:
+                    _duplicate(binding.child_by_field_name("attrpath"), ".".join(names), found)
+                return
+            current = existing
+            continue
+        literal = _attrset_literal(binding.child_by_field_name("expression"))
+        if literal is not None:
+            if existing is _LEAF:
+                if report:
+                    _duplicate(binding.child_by_field_name("attrpath"), ".".join(names), found)
+            elif existing is None:
+                existing = current[name] = {}
+                if literal.type == "binding_set":  # its own duplicates are reported where it is
+                    _insert_bindings(existing, literal, found, report=False)
+            elif literal.type == "binding_set":
+                _insert_bindings(existing, literal, found, report)
+        elif existing is None:
+            current[name] = _LEAF
+        elif report:
+            _duplicate(binding.child_by_field_name("attrpath"), ".".join(names), found)
+
+
+def _duplicate(node: tree_sitter.Node, name: str, found: dict) -> None:
+    found[(node.start_byte, node.end_byte)] = SyntaxProblem(node.start_byte, node.end_byte, f"attribute `{name}` is already defined")
