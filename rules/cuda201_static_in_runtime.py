@@ -60,7 +60,7 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import edits
+from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, Rule, Severity
 from cudalint.semantic import CONDITIONAL_FUNCTIONS, Call, CudaRef, InputSite
@@ -100,7 +100,7 @@ def check(node: Node, ctx: Context) -> None:
     semantic = ctx.semantic
     root = semantic.reference_root(node)
     ref = semantic.cuda_ref(root)
-    if ref is None:
+    if ref is None or not catalog.is_cuda_package(ref.package):
         return
     span: tuple[int, int] = (root.start_byte, root.end_byte)
     holder = root  # the expression whose placement decides: the reference or the string around it

@@ -55,6 +55,7 @@ from typing import Iterator
 
 from tree_sitter import Node
 
+from cudalint import catalog
 from cudalint.context import Context
 from cudalint.model import Applicability, Rule, Severity
 from cudalint.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
@@ -96,7 +97,7 @@ def check(node: Node, ctx: Context) -> None:
     whole = False  # a package joined without choosing outputs brings all of them
     for element in _elements(ctx, value, 0):
         ref = semantic.cuda_ref(element)
-        if ref is not None:
+        if ref is not None and catalog.is_cuda_package(ref.package):  # not `backendStdenv.cc`
             whole = whole or ref.output is None
             if ref.package not in packages:
                 packages.append(ref.package)

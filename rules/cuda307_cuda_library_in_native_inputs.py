@@ -96,8 +96,8 @@ def check(node: Node, ctx: Context) -> None:
 
 
 def _is_library(ref: CudaRef) -> bool:
-    if ref.package in PROGRAMS or ref.output == "bin":
-        return False
+    if ref.package in PROGRAMS or ref.output == "bin" or not catalog.is_cuda_package(ref.package):
+        return False  # programs, and scope members such as `cudaPackages.backendStdenv.cc`
     return catalog.role(ref.package) in {"library", "headers"}
 
 
