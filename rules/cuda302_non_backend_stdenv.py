@@ -128,11 +128,7 @@ def check(apply: Node, ctx: Context) -> None:
     attrset = _derivation_attrset(arguments[-1])
     if attrset is None:
         return
-    builder = _builder(function, ctx)
-    if builder is None:
-        return
-    kind, stdenv_span = builder
-    if _picks_host_compiler(attrset, ctx):
+    if last_name(function) not in PYTHON_BUILDERS | {"mkDerivation"} and unparen(function).type != "apply_expression":
         return
     sources = _nvcc_sources(attrset, ctx)
     if not sources:
@@ -140,6 +136,12 @@ def check(apply: Node, ctx: Context) -> None:
     kinds = {k for k, _ in sources}
     if "redist" in kinds and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
         return
+    if _picks_host_compiler(attrset, ctx):
+        return
+    builder = _builder(function, ctx)
+    if builder is None:
+        return
+    kind, stdenv_span = builder
     if "runfile" in kinds:
         node = next(n for k, n in sources if k == "runfile")
         reason = f"nvcc comes from `{_short(node)}`, the runfile toolkit (on current nixpkgs a `symlinkJoin` without `cuda_nvcc`'s setup hook), so nothing sets nvcc's host compiler"
