@@ -14,7 +14,9 @@ injected: its default names another stdenv (`stdenv ? cudaPackages.backendStdenv
 file itself calls the function with `stdenv = cudaPackages.backendStdenv` (`callPackage f
 { stdenv = ...; }`, also through a let-bound name). A bare `stdenv` formal filled by
 `callPackage` is the plain stdenv: what another file passes cannot be seen here (suppress the
-finding there).
+finding there). Beware that `callPackage` fills every formal it can, defaulted ones included,
+so `stdenv ? cudaPackages.backendStdenv` only takes effect in direct calls; the rule trusts it
+as the author's stated intent.
 
 ## Why
 nvcc supports a limited range of host compilers and refuses (or miscompiles with) a GCC newer
@@ -25,8 +27,9 @@ redistributable `cuda_nvcc` carries a setup hook that points nvcc at that compil
 (`setupCudaHook`, PR #233581; propagated from `cuda_nvcc` by PR #271078), so listing
 `cuda_nvcc` is enough there. The runfile toolkit, a `symlinkJoin` of redistributables (which
 drops every package's `nix-support` setup hooks) and older nixpkgs have no such hook: nvcc then
-runs with the plain stdenv's compiler. cudalint dates the hook at 2023-12-01: the target
-`23.11` (branched 2023-11-22) counts as older; give a later date if your 23.11 has the backport.
+runs with the plain stdenv's compiler. cudalint dates the hook at 2023-12-01, just after PR
+#271078 was opened, so the target `23.11` (branched 2023-11-22) counts as older; if your 23.11
+has it as a backport, set the target to a date (`nixpkgs = "2023-12-15"`).
 (For a while in 2023 the runfile toolkit had its own `-ccbin` setup hook, PR #218265; it is
 flagged on every target all the same, as the toolkit is deprecated and today a `symlinkJoin`.)
 
