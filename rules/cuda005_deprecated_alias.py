@@ -20,7 +20,8 @@ denotes. For `inherit (cudaPackages) cudaFlags;` in a `let` it renames the inher
 every use of it; where that could capture another binding, or where the name is an attribute of
 the result, it binds the old name to the new attribute (`cudaFlags = cudaPackages.flags;`). The
 hooks are written as `pkgs.autoAddDriverRunpath` when `pkgs` is in scope, otherwise as a formal of
-the file's function (added when missing); elsewhere there is no fix.
+the file's function (added when missing, but never to a NixOS module's arguments); elsewhere there
+is no fix.
 
 ## Example
 ```nix
@@ -53,6 +54,8 @@ stdenv.mkDerivation {
 """
 
 from __future__ import annotations
+
+import re
 
 from tree_sitter import Node
 
@@ -133,6 +136,8 @@ def _moved_select_fix(ctx: Context, select: Node, base: Node, components: list[N
     if index > 0:
         # drop the package-set component: `pkgs.cudaPackages.x` -> `pkgs.x`
         prefix = source.slice(select.start_byte, components[index - 1].start_byte)
+        if not _is_package_collection(prefix):
+            return None
         return _fix(name, (Edit(select.start_byte, span_end, prefix + name),))
     inner = unparen(base)
     if inner is not None and inner.type == "select_expression" and inner.child_by_field_name("default") is None:
@@ -140,12 +145,30 @@ def _moved_select_fix(ctx: Context, select: Node, base: Node, components: list[N
         inner_components = inner_path.children_by_field_name("attr") if inner_path is not None else []
         if inner_components and catalog.is_package_set_name(identifier_name(inner_components[-1])):
             prefix = source.slice(inner.start_byte, inner_components[-1].start_byte)
+            if not _is_package_collection(prefix):
+                return None
             return _fix(name, (Edit(select.start_byte, span_end, prefix + name),))
     spelled = _toplevel(ctx, select, name)
     if spelled is None:
         return None
     written, extra = spelled
     return _fix(name, (Edit(select.start_byte, span_end, written), *extra), isolation=f"CUDA005:formal:{name}" if extra else None)
+
+
+def _is_package_collection(prefix: str) -> bool:
+    """Whether `prefix` (the text before `cudaPackages`, e.g. `pkgs.`) reaches a whole nixpkgs
+    package set: `pkgs`, an overlay's `final`/`prev`, `pkgsCross.<platform>`, `buildPackages`,
+    `(import <nixpkgs> { })`. There the top-level hook sits next to `cudaPackages`; not under
+    `config` or an arbitrary attrset."""
+    whole = prefix.rstrip().rstrip(".").strip()
+    last = whole.rsplit(".", 1)[-1]
+    return (
+        last in {"pkgs", "final", "prev", "self", "super", "nixpkgs"}
+        or last.startswith("pkgs")
+        or last.endswith("Packages")
+        or "pkgsCross." in whole
+        or re.match(r"^\(\s*import\b", whole) is not None
+    )
 
 
 def _toplevel(ctx: Context, at: Node, name: str) -> tuple[str, tuple[Edit, ...]] | None:
@@ -159,10 +182,18 @@ def _toplevel(ctx: Context, at: Node, name: str) -> tuple[str, tuple[Edit, ...]]
         return name, ()
     if edits.is_bound(semantic, at, "pkgs") and semantic.resolve_name("pkgs", at).kind != "with":
         return f"pkgs.{name}", ()
-    if formals is not None and binding.kind in {"free", "with"}:
+    if formals is not None and binding.kind in {"free", "with"} and _takes_packages(formals):
         addition = edits.add_formal(ctx.source, formals, name)
         return (name, (addition,)) if addition is not None else None
     return None
+
+
+def _takes_packages(formals: Node) -> bool:
+    """Whether the file's function is called with packages as arguments (`callPackage`), so that
+    a new formal gets the top-level hook. A NixOS module (`{ config, pkgs, ... }:`) is not."""
+    names = set(edits.formal_names(formals))
+    module = any(c.type == "ellipses" for c in formals.children) and bool(names & {"config", "options", "modulesPath"})
+    return not module
 
 
 def _fix(name: str, changes: tuple[Edit, ...], isolation: str | None = None) -> Fix:
@@ -320,6 +351,8 @@ def _moved_inherit_fix(ctx: Context, scope: Node, statement: Node, attrs: Node, 
     outside = semantic.resolve_name(name, scope)
     extra: list[Edit] = []
     if outside.kind in {"free", "with"}:
+        if not _takes_packages(formals):
+            return None
         addition = edits.add_formal(ctx.source, formals, name)
         if addition is None:
             return None
