@@ -284,16 +284,18 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
         return name, []
     if binding.kind == "with" and any(_is_nixpkgs(semantic, w) for w in binding.withs):
         return name, []
+    function = semantic.top_function()
+    formals = function.child_by_field_name("formals") if function is not None else None
+    like_is_formal = False
     if like is not None and like.type == "variable_expression":
         found = semantic.resolve(like)
         if found.kind == "free" or (found.kind == "with" and any(_is_nixpkgs(semantic, w) for w in found.withs)):
             return name, []
-    if semantic.resolve_name("pkgs", at).kind in {"let", "rec", "formal", "inherit-from"}:
+        like_is_formal = found.kind == "formal" and found.node is not None and formals is not None and found.node.parent == formals
+    if not like_is_formal and semantic.resolve_name("pkgs", at).kind in {"let", "rec", "formal", "inherit-from"}:
         return f"pkgs.{name}", []
-    function = semantic.top_function()
     if function is None:
         return name, []  # a fragment without arguments: names are free as everywhere else in it
-    formals = function.child_by_field_name("formals")
     if formals is None:
         return None
     edit = add_formal(source, formals, name)
