@@ -174,6 +174,9 @@ def fixup_runs(ctx: Context, attrset: Node) -> bool:
     phases = edits.find_binding(attrset, "phases")
     if phases is not None and "fixupPhase" not in text(phases):
         return False
+    custom = edits.find_binding(attrset, "fixupPhase")
+    if custom is not None and "runHook postFixup" not in text(custom):
+        return False  # a fixupPhase of its own never runs the postFixup hooks
     return True
 
 

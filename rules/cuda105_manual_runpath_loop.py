@@ -9,8 +9,11 @@ patch several files (two or more calls or file arguments, globs such as `$out/li
 `$(find ...)`). Not flagged: one call on one file (a deliberate choice), calls with
 `--force-rpath` (they set `DT_RPATH`, which the hook does not), calls in other phases (a
 `preCheck` patching test binaries of the build tree), derivations that disable the hook
-(`dontUseAutoAddDriverRunpath`) or never run the fixup phase (`runCommand`, `buildCommand`,
-`dontFixup = true`, `phases` without `fixupPhase`), and commented-out lines.
+(`dontUseAutoAddDriverRunpath`) or never run the postFixup hooks (`runCommand`, `buildCommand`,
+`dontFixup = true`, `phases` without `fixupPhase`, a `fixupPhase` of their own without
+`runHook postFixup`), and commented-out lines. Loops inside `if`/`case` or doing more than
+patching are reported without a fix; an emptied `installPhase`/`fixupPhase` is kept (empty), as
+deleting it would bring back the default phase.
 
 ## Why
 Manual patching misses files: a new library in the next release, another output, a binary
@@ -215,6 +218,9 @@ def _compute(attrset: Node, ctx: Context) -> Analysis:
     for string, phase, _ in strings:
         for construct in _constructs(ctx.semantic.shell_text(string), string, phase):  # type: ignore[arg-type]
             (direct if construct.kind == "call" else analysis.constructs).append(construct)
+    # a call in a string interpolated into a loop (`${lib.optionalString cudaSupport "..."}`) is the loop's
+    loops = [(c.start, c.end) for c in analysis.constructs if c.kind == "loop"]
+    direct = [c for c in direct if not any(start <= c.start < end for start, end in loops)]
     if sum(c.files for c in direct) >= 2 or any(c.glob for c in direct):
         analysis.constructs.extend(direct)
     analysis.constructs.sort(key=lambda c: c.start)
@@ -283,6 +289,8 @@ def _constructs(shell: ShellText, string: Node, phase: str) -> list[Construct]:
     stack: list[tuple[str, int]] = []  # open (kind, index of its first segment)
     for index, segment in enumerate(segments):
         command = segment.command
+        if stack and stack[-1][0] == "case":
+            command = re.sub(rb"^[^()\s]*\)\s*", b"", command)  # a case pattern `x86_64-linux)`
         first = command.split(None, 1)[0] if command.strip() else b""
         if first in (b"done", b"fi", b"esac"):
             kind = {b"done": "loop", b"fi": "if", b"esac": "case"}[first]
@@ -292,7 +300,7 @@ def _constructs(shell: ShellText, string: Node, phase: str) -> list[Construct]:
                 continue
             _, opened = stack.pop()
             if kind == "loop" and not any(k == "loop" for k, _ in stack):
-                construct = _loop(segments[opened : index + 1], string, phase, nested=segments[opened].stack_depth > 0)
+                construct = _loop(shell, segments[opened : index + 1], string, phase, nested=segments[opened].stack_depth > 0)
                 if construct is not None:
                     found.append(construct)
             continue
@@ -310,13 +318,22 @@ def _constructs(shell: ShellText, string: Node, phase: str) -> list[Construct]:
     return found
 
 
-def _loop(segments: list[Segment], string: Node, phase: str, nested: bool) -> Construct | None:
-    calls = [m for s in segments for m in _AT_COMMAND.finditer(s.command)]
-    if not calls or any(b"--force-rpath" in s.command for s in segments if _AT_COMMAND.search(s.command)):
+def _loop(shell: ShellText, segments: list[Segment], string: Node, phase: str, nested: bool) -> Construct | None:
+    calls = [m.group(1) for s in segments for m in _AT_COMMAND.finditer(s.command)]
+    forced = any(b"--force-rpath" in s.command for s in segments if _AT_COMMAND.search(s.command))
+    for interpolation in shell.interpolations_in(segments[0].start, segments[-1].end):
+        # `${lib.optionalString cudaSupport ''addDriverRunpath "$lib"''}` inside the loop
+        inner = interpolation.text or b""
+        for line in inner.splitlines():
+            match = _AT_COMMAND.search(line.strip().lstrip(b"'\"").strip())
+            if match is not None:
+                calls.append(match.group(1))
+                forced = forced or b"--force-rpath" in line
+    if not calls or forced:
         return None
     body = [s.command for s in segments[1:-1] if s.command]
     removable = not nested and not segments[0].keyword and all(any(p.match(c) for p in _ALLOWED_IN_LOOP) for c in body)
-    return Construct("loop", string, phase, segments[0].start, segments[-1].end, calls[0].group(1).decode(), removable)
+    return Construct("loop", string, phase, segments[0].start, segments[-1].end, calls[0].decode(), removable)
 
 
 def _single(segment: Segment, string: Node, phase: str, top: bool) -> Construct | None:
@@ -355,12 +372,12 @@ def _fix(attrset: Node, constructs: list[Construct], strings: list[tuple[Node, s
     changes: list[Edit] = []
     extra_removals: dict[tuple[int, int, str], list[Edit]] = {}
     # innermost strings first: an emptied string nested in another one empties its interpolation
-    for string, _, binding in sorted(strings, key=lambda item: -_depth(item[0])):
+    for string, phase, binding in sorted(strings, key=lambda item: -_depth(item[0])):
         key = node_key(string)
         spans = removed.get(key, []) + extra_removals.get(key, [])
         if not spans:
             continue
-        whole = _remove_piece(source, string, binding) if _is_emptied(source, string, spans) else None
+        whole = _remove_piece(source, string, binding, phase) if _is_emptied(source, string, spans) else None
         if whole is None:
             changes.extend(spans)
         elif whole[1] is not None:
@@ -423,10 +440,11 @@ def _is_emptied(source, string: Node, spans: list[Edit]) -> bool:
     return not bytes(data).strip()
 
 
-def _remove_piece(source, string: Node, binding: Node) -> tuple[Edit, Node | None] | None:
+def _remove_piece(source, string: Node, binding: Node, phase: str) -> tuple[Edit, Node | None] | None:
     """Remove an emptied phase string with what only exists for it: the binding, a `+` operand,
     an `optionalString cond` around it, or the interpolation holding it (then the Node returned
-    is the outer string, whose emptiness is judged next)."""
+    is the outer string, whose emptiness is judged next). A whole `installPhase`/`fixupPhase`
+    stays (empty): without it the default phase would run."""
     piece = string
     while True:
         parent = piece.parent
@@ -447,7 +465,7 @@ def _remove_piece(source, string: Node, binding: Node) -> tuple[Edit, Node | Non
         break
     value = binding_value(binding)
     if value is not None and (piece == value or unparen(value) == piece):
-        return edits.delete_element(source, binding), None
+        return None if phase.endswith("Phase") else (_delete_binding(source, binding), None)
     parent = piece.parent
     if parent is not None and parent.type == "binary_expression" and parent.child_by_field_name("operator").type == "+":
         left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
@@ -457,8 +475,25 @@ def _remove_piece(source, string: Node, binding: Node) -> tuple[Edit, Node | Non
     if parent is not None and parent.type == "interpolation":
         outer = parent.parent
         if outer is not None and outer.type in STRING_TYPES:
-            return Edit(parent.start_byte, parent.end_byte, ""), outer
+            return _removal(source, parent.start_byte, parent.end_byte), outer
     return None
+
+
+def _delete_binding(source, binding: Node) -> Edit:
+    """Delete a binding; a blank line it leaves doubled (or before the closing brace) goes too."""
+    edit = edits.delete_element(source, binding)
+    first = source.line_of(binding.start_byte)
+    following = source.line_of(edit.end)
+    if edit.start != source.line_start(first) or first == 0 or edit.end != source.line_start(following):
+        return edit
+    if source.line_bytes(first - 1).strip():
+        return edit
+    after = source.line_bytes(following).strip() if following < source.line_count else b""
+    if not after and following + 1 < source.line_count:
+        return Edit(edit.start, source.line_start(following + 1), "")
+    if after.startswith(b"}"):
+        return Edit(source.line_start(first - 1), edit.end, "")
+    return edit
 
 
 def _outermost(changes: list[Edit]) -> list[Edit]:

@@ -5,8 +5,9 @@ Flags `addDriverRunpath` (or the old `addOpenGLRunpath`, plain, `pkgs.`-qualifie
 function (`addDriverRunpath $out/bin/x`, `postFixupHooks+=(...)`, in any phase or script).
 `${addDriverRunpath.driverLink}` is not a call. Not flagged: derivations that also list
 `autoAddDriverRunpath`; dev shells (`mkShell`: the function is there for the user to call);
-derivations whose fixup never runs (`runCommand`, `buildCommand`, `dontFixup = true`, `phases`
-without `fixupPhase`), where `autoAddDriverRunpath` would not run either.
+derivations that never run the postFixup hooks (`runCommand`, `buildCommand`, `dontFixup = true`,
+`phases` without `fixupPhase`, a `fixupPhase` of their own without `runHook postFixup`), where
+`autoAddDriverRunpath` would not run either.
 
 ## Why
 `addDriverRunpath` only defines the shell function `addDriverRunpath`; listing it does not
