@@ -34,9 +34,7 @@ stdenv.mkDerivation {
   pname = "cuda-app";
   version = "1.0";
   nativeBuildInputs = [ cudaPackages.autoAddOpenGLRunpathHook ];
-  postFixup = ''
-    addOpenGLRunpath $out/bin/cuda-app
-  '';
+  makeFlags = [ "DRIVER_LIB=${addOpenGLRunpath.driverLink}/lib" ];
 }
 ```
 
@@ -47,9 +45,7 @@ stdenv.mkDerivation {
   pname = "cuda-app";
   version = "1.0";
   nativeBuildInputs = [ autoAddDriverRunpath ];
-  postFixup = ''
-    addDriverRunpath $out/bin/cuda-app
-  '';
+  makeFlags = [ "DRIVER_LIB=${addDriverRunpath.driverLink}/lib" ];
 }
 ```
 
