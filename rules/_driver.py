@@ -1,0 +1,680 @@
+"""Shared knowledge of the NVIDIA driver and LD_LIBRARY_PATH for CUDA101-CUDA103 (not a rule module).
+
+- which expressions denote the driver package (`nvidia_x11`, `linuxPackages*.nvidia_x11`,
+  `config.boot.kernelPackages.nvidiaPackages.stable`, `config.hardware.nvidia.package`) or the
+  driver directory (`addDriverRunpath.driverLink`, literal `/run/opengl-driver`);
+- what a value put on LD_LIBRARY_PATH consists of (CUDA libraries, the driver, other things);
+- where a node sits: a package, a dev shell or the system environment of a NixOS/home-manager
+  configuration;
+- a small shell tokenizer over `ShellText` (words, operators, commands) so that findings and
+  fixes in phases and `shellHook`s work on shell words, not on raw text;
+- spelling a top-level nixpkgs attribute (`autoAddDriverRunpath`, `addDriverRunpath`) where a fix
+  writes it, and only when it is sure to resolve.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from cudalint import edits
+from cudalint.context import Context
+from cudalint.model import Edit
+from cudalint.semantic import GETTERS, Semantic
+from cudalint.shell import MASK, ShellText
+from cudalint.syntax import (
+    STRING_TYPES,
+    ancestors,
+    attrpath_names,
+    dotted_name,
+    flatten_apply,
+    last_name,
+    outermost_apply,
+    text,
+    unparen,
+)
+
+LD = "LD_LIBRARY_PATH"
+
+# Builders whose attrset is a derivation that runs the fixup phase: `autoAddDriverRunpath` in its
+# `nativeBuildInputs` patches what it installs.
+DERIVATION_BUILDERS = frozenset(
+    {
+        "mkDerivation",
+        "mkDerivationNoCC",
+        "buildPythonPackage",
+        "buildPythonApplication",
+        "buildGoModule",
+        "buildRustPackage",
+        "buildNpmPackage",
+        "buildDotnetModule",
+        "buildPerlPackage",
+        "buildGoPackage",
+        "buildCudaPackage",
+        "buildRedist",
+        "overrideAttrs",
+        "overridePythonAttrs",
+    }
+)
+# Builders of packages that only link or wrap other store paths: no fixup of their own binaries.
+WRAPPER_BUILDERS = frozenset(
+    {
+        "runCommand",
+        "runCommandLocal",
+        "runCommandCC",
+        "runCommandNoCC",
+        "symlinkJoin",
+        "buildEnv",
+        "writeShellScript",
+        "writeShellScriptBin",
+        "writeScript",
+        "writeScriptBin",
+        "writeShellApplication",
+        "writeTextFile",
+        "writeText",
+        "writeTextDir",
+    }
+)
+# Environments to work in rather than packages to ship.
+SHELL_BUILDERS = frozenset(
+    {"mkShell", "mkShellNoCC", "buildFHSEnv", "buildFHSUserEnv", "buildFHSEnvBubblewrap", "buildFHSEnvChroot", "buildFHSUserEnvBubblewrap"}
+)
+DEV_SHELL_ATTRS = frozenset({"devShells", "devShell", "shellHook"})
+# Attributes of a NixOS / home-manager configuration that set a session-wide environment.
+SYSTEM_ROOTS = frozenset({"environment", "home", "programs"})
+
+BUILD_INPUTS = frozenset(
+    {
+        "nativeBuildInputs",
+        "buildInputs",
+        "propagatedBuildInputs",
+        "propagatedNativeBuildInputs",
+        "depsBuildBuild",
+        "depsBuildBuildPropagated",
+        "depsBuildTarget",
+        "depsBuildTargetPropagated",
+        "depsHostHost",
+        "depsHostHostPropagated",
+        "depsTargetTarget",
+        "depsTargetTargetPropagated",
+        "checkInputs",
+        "nativeCheckInputs",
+        "installCheckInputs",
+        "nativeInstallCheckInputs",
+        "dependencies",
+        "build-system",
+        "propagatedUserEnvPkgs",
+    }
+)
+# Attributes of a package that are not part of what it builds or runs.
+METADATA = frozenset({"version", "name", "pname", "meta", "passthru", "src", "outputs", "system", "drvPath", "majorVersion", "tests"})
+OVERRIDES = frozenset({"override", "overrideAttrs", "overrideDerivation"})
+LIBRARY_PATH_FUNCTIONS = frozenset({"makeLibraryPath", "makeSearchPath", "makeSearchPathOutput"})
+
+_DRIVER_NAME = re.compile(r"^nvidia_x11(_[A-Za-z0-9_]+)?$")
+_DRIVER_SETS = re.compile(r"^(linuxPackages\w*|kernelPackages|pkgs|final|prev|self|super|nixpkgs)$")
+DRIVER_DIR = "/run/opengl-driver"
+_CUDA_LITERAL = re.compile(rb"cuda", re.I)
+_DRIVER_LITERAL = re.compile(rb"nvidia|/run/opengl-driver|libcuda\.so", re.I)
+_SELF_REFERENCE = re.compile(rb"(?:''|\\)?\$\{LD_LIBRARY_PATH\b[^}]*\}|\$LD_LIBRARY_PATH\b")
+
+
+# ----- the driver ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DriverRef:
+    """An expression denoting the NVIDIA driver package.
+
+    `rest` are the attribute names selected after the driver (`bin`, `override`, `version`);
+    `config` tells that it is reached through a NixOS `config` (the host's own driver); `via_let`
+    that the expression is a variable bound by `let` to the driver (its definition is the place
+    to report)."""
+
+    node: Node
+    rest: tuple[str, ...]
+    config: bool
+    via_let: bool = False
+
+
+def _components(semantic: Semantic, expression: Node) -> tuple[list[str], Node | None] | None:
+    """Names of a variable or select chain (`config.boot.kernelPackages.nvidia_x11` ->
+    [config, boot, kernelPackages, nvidia_x11]); a base that is no plain name is "(...)"."""
+    if expression.type == "variable_expression":
+        return [text(expression.child_by_field_name("name"))], expression
+    if expression.type != "select_expression" or expression.child_by_field_name("default") is not None:
+        return None
+    base = unparen(expression.child_by_field_name("expression"))
+    names = attrpath_names(expression.child_by_field_name("attrpath"))
+    if any(n is None for n in names):
+        return None
+    dotted = dotted_name(base)
+    if dotted is None:
+        return ["(...)", *names], None  # type: ignore[list-item]
+    base_variable = base
+    while base_variable is not None and base_variable.type == "select_expression":
+        base_variable = unparen(base_variable.child_by_field_name("expression"))
+    return [*dotted.split("."), *names], base_variable  # type: ignore[list-item]
+
+
+def driver_ref(semantic: Semantic, node: Node | None, depth: int = 0) -> DriverRef | None:
+    """If `node` denotes the NVIDIA driver package, how (see `DriverRef`)."""
+    inner = unparen(node)
+    if inner is None or node is None or depth > 6:
+        return None
+    if inner.type == "apply_expression":
+        function, arguments = flatten_apply(inner)
+        if last_name(function) in GETTERS and arguments:
+            found = driver_ref(semantic, arguments[-1], depth + 1)
+            return DriverRef(node, found.rest, found.config, found.via_let) if found is not None else None
+        return None
+    parts = _components(semantic, inner)
+    if parts is None:
+        return None
+    names, base_variable = parts
+    for index, name in enumerate(names):
+        end = None
+        if _DRIVER_NAME.match(name):
+            end = index
+        elif name == "nvidiaPackages" and index + 1 < len(names):
+            end = index + 1
+        elif names[index : index + 3] == ["hardware", "nvidia", "package"]:
+            end = index + 2
+        if end is None:
+            continue
+        rest = tuple(names[end + 1 :])
+        config = names[0] == "config"
+        if index == 0:
+            return _driver_variable(semantic, node, inner, rest, depth)
+        previous = names[index - 1]
+        if name == "nvidiaPackages" or name == "hardware" or _DRIVER_SETS.match(previous):
+            return DriverRef(node, rest, config)
+        if index == 1 and base_variable is not None and base_variable.type == "variable_expression":
+            # `kp.nvidia_x11` with `kp = config.boot.kernelPackages;`
+            binding = semantic.resolve(base_variable)
+            if binding.kind in {"let", "rec"} and binding.value is not None:
+                value_names = _components(semantic, unparen(binding.value)) if unparen(binding.value) is not None else None
+                if value_names is not None and value_names[0] and _DRIVER_SETS.match(value_names[0][-1]):
+                    return DriverRef(node, rest, value_names[0][0] == "config")
+            elif binding.kind in {"formal", "free", "with", "inherit-from"} and _DRIVER_SETS.match(previous):
+                return DriverRef(node, rest, config)
+        if previous == "(...)":
+            base = unparen(inner.child_by_field_name("expression"))
+            if base is not None and re.search(r"linuxPackages|kernelPackages", text(base)):
+                return DriverRef(node, rest, config)
+        return None
+    return None
+
+
+def _driver_variable(semantic: Semantic, node: Node, inner: Node, rest: tuple[str, ...], depth: int) -> DriverRef | None:
+    variable = inner
+    while variable.type == "select_expression":
+        variable = unparen(variable.child_by_field_name("expression"))
+    if variable is None or variable.type != "variable_expression":
+        return None
+    binding = semantic.resolve(variable)
+    if binding.kind in {"formal", "free", "with", "inherit-from"}:
+        return DriverRef(node, rest, False)
+    if binding.kind in {"let", "rec"} and binding.value is not None:
+        found = driver_ref(semantic, binding.value, depth + 1)
+        if found is None or host_matched(semantic, found):
+            return None  # a variable merely named like the driver, or a nixGL-style override
+        return DriverRef(node, found.rest + rest, found.config, True)
+    return None
+
+
+def override_chain(node: Node) -> tuple[Node, list[Node]]:
+    """Climb `x.override { } `, `(x.override { }).overrideAttrs (old: { })` from the reference
+    `x`: the outermost expression of the chain and the override arguments."""
+    current = node
+    arguments: list[Node] = []
+    while True:
+        parent = current.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            current, parent = parent, parent.parent
+        if parent is None or parent.type != "select_expression" or parent.child_by_field_name("expression") != current:
+            return current, arguments
+        names = attrpath_names(parent.child_by_field_name("attrpath"))
+        if len(names) != 1 or names[0] not in OVERRIDES:
+            return current, arguments
+        call = parent.parent
+        if call is None or call.type != "apply_expression" or call.child_by_field_name("function") != parent:
+            return current, arguments
+        arguments.append(call.child_by_field_name("argument"))
+        current = call
+
+
+_HOST_MATCH = re.compile(r"(?<![\w.])(version|src|url|sha256|hash)\s*=|\binherit\b[^;]*?(?<![\w.-])(version|src)(?![\w-])")
+
+
+def overrides_match_host(arguments: list[Node | None]) -> bool:
+    """Whether override arguments rebuild the driver as another release (nixGL-style, to match
+    the host's kernel module): one of them sets (or inherits) `version`/`src`."""
+    return any(a is not None and _HOST_MATCH.search(text(a)) for a in arguments)
+
+
+def host_matched(semantic: Semantic, ref: DriverRef) -> bool:
+    """Whether the driver reference is overridden to match the host's driver (nixGL)."""
+    if ref.via_let:
+        return False
+    node = ref.node
+    arguments: list[Node | None] = []
+    if ref.rest and ref.rest[-1] in OVERRIDES:
+        call = node.parent
+        if call is not None and call.type == "apply_expression" and call.child_by_field_name("function") == node:
+            arguments.append(call.child_by_field_name("argument"))
+            node = call
+    _, more = override_chain(node)
+    return overrides_match_host([*arguments, *more])
+
+
+def is_driver_link(node: Node | None) -> bool:
+    """`addDriverRunpath.driverLink` (or any `<x>.driverLink`, `addOpenGLRunpath.driverLink`)."""
+    name = dotted_name(node)
+    return name is not None and name.split(".")[-1] == "driverLink"
+
+
+# ----- what a value put on a library path consists of -------------------------------------------
+
+CUDA, DRIVER, OTHER = "cuda", "driver", "other"
+
+
+def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -> set[str]:
+    """What a Nix value used as a library path list points at: {cuda, driver, other}."""
+    node = unparen(node)
+    if node is None or depth > 8:
+        return {OTHER}
+    kind = node.type
+    if kind in STRING_TYPES:
+        return _classify_string(semantic, node, depth)
+    if kind == "list_expression":
+        found: set[str] = set()
+        for element in node.children_by_field_name("element"):
+            found |= classify_expression(semantic, element, depth + 1)
+        return found
+    if kind == "binary_expression":
+        return classify_expression(semantic, node.child_by_field_name("left"), depth + 1) | classify_expression(
+            semantic, node.child_by_field_name("right"), depth + 1
+        )
+    if kind == "if_expression":
+        return classify_expression(semantic, node.child_by_field_name("consequence"), depth + 1) | classify_expression(
+            semantic, node.child_by_field_name("alternative"), depth + 1
+        )
+    if kind in {"let_expression", "with_expression", "assert_expression"}:
+        return classify_expression(semantic, node.child_by_field_name("body"), depth + 1)
+    if semantic.cuda_ref(node) is not None:
+        return {CUDA}
+    if is_driver_link(node):
+        return {DRIVER}
+    ref = driver_ref(semantic, node)
+    if ref is not None and ref.rest[:1] not in {("version",), ("name",)}:
+        return {DRIVER}
+    if kind == "apply_expression":
+        function, arguments = flatten_apply(node)
+        name = last_name(function)
+        if name in OVERRIDES and unparen(function) is not None and unparen(function).type == "select_expression":
+            # `nvidia_x11.override { ... }`, `(x.override { }).overrideAttrs (...)`: what is overridden
+            select = unparen(function)
+            if len(attrpath_names(select.child_by_field_name("attrpath"))) > 1:
+                found = driver_ref(semantic, select)
+                return {DRIVER} if found is not None else ({CUDA} if semantic.cuda_ref(select) is not None else {OTHER})
+            return classify_expression(semantic, select.child_by_field_name("expression"), depth + 1)
+        if arguments and (name in LIBRARY_PATH_FUNCTIONS or name in {"concatStringsSep", "concatMapStringsSep", "makeBinPath"}):
+            return classify_expression(semantic, arguments[-1], depth + 1)
+        if arguments and name in {"map", "optionalString", "optional", "optionals", "mkIf", "mkForce", "mkDefault", "mkOverride", "mkBefore", "mkAfter", "flatten", "unique", "getLib", "getOutput"}:
+            return classify_expression(semantic, arguments[-1], depth + 1)
+        return {OTHER}
+    if kind == "variable_expression":
+        binding = semantic.resolve(node)
+        if binding.kind in {"let", "rec"} and binding.value is not None:
+            return classify_expression(semantic, binding.value, depth + 1)
+    return {OTHER}
+
+
+def _classify_string(semantic: Semantic, string: Node, depth: int) -> set[str]:
+    found: set[str] = set()
+    literal = bytearray()
+    interpolations: list[Node] = []
+
+    def close() -> None:
+        found.update(_classify_piece(semantic, bytes(literal), interpolations, depth))
+        literal.clear()
+        interpolations.clear()
+
+    for child in string.children:
+        if child.type == "interpolation":
+            interpolations.append(child)
+            continue
+        if child.type not in {"string_fragment", "escape_sequence"}:
+            continue
+        data = child.text or b""
+        pieces = data.split(b":")
+        for index, piece in enumerate(pieces):
+            if index:
+                close()
+            literal.extend(piece)
+    close()
+    return found
+
+
+def _classify_piece(semantic: Semantic, literal: bytes, interpolations: list[Node], depth: int) -> set[str]:
+    if interpolations:
+        found: set[str] = set()
+        for interpolation in interpolations:
+            expression = interpolation.child_by_field_name("expression") or next(iter(interpolation.named_children), None)
+            found |= classify_expression(semantic, expression, depth + 1)
+        return found
+    return classify_literal(literal)
+
+
+def classify_literal(literal: bytes) -> set[str]:
+    """A literal path (or shell word) of a library path list."""
+    literal = _SELF_REFERENCE.sub(b"", literal)
+    if not re.search(rb"[A-Za-z0-9_/]", literal.replace(b"'", b"").replace(b'"', b"")):
+        return set()
+    if _DRIVER_LITERAL.search(literal):
+        return {DRIVER}
+    if _CUDA_LITERAL.search(literal):
+        return {CUDA}
+    return {OTHER}
+
+
+def classify_shell_word(semantic: Semantic, shell: ShellText, start: int, end: int) -> set[str]:
+    """What a shell word (absolute span, e.g. the value of `--prefix LD_LIBRARY_PATH :`) puts
+    on a library path: its `:`-separated parts, each a literal or Nix interpolations."""
+    data = bytearray(shell.source.data[start:end])
+    masked = shell.masked[start - shell.offset : end - shell.offset]
+    for match in _SELF_REFERENCE.finditer(masked):
+        data[match.start() : match.end()] = b" " * (match.end() - match.start())
+    found: set[str] = set()
+    position = 0
+    for piece in bytes(data).split(b":"):
+        piece_start = start + position
+        piece_end = piece_start + len(piece)
+        position += len(piece) + 1
+        inside = shell.interpolations_in(piece_start, piece_end)
+        if inside:
+            for interpolation in inside:
+                found |= classify_expression(semantic, shell.expression_of(interpolation))
+        else:
+            found |= classify_literal(bytes(masked[piece_start - start : piece_end - start]).replace(bytes([MASK]), b""))
+    return found
+
+
+def describe(classes: set[str]) -> str:
+    if CUDA in classes and DRIVER in classes:
+        return "CUDA libraries and the NVIDIA driver"
+    return "CUDA libraries" if CUDA in classes else "the NVIDIA driver"
+
+
+# ----- where a node sits ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placement:
+    """`package` (a derivation or wrapper script), `shell` (a dev shell, FHS env, `shellHook`)
+    or `system` (NixOS/home-manager session environment). `builder` is the derivation builder
+    call (name, outer apply node) whose attrset holds the node, when that builder runs a fixup."""
+
+    kind: str
+    builder: str | None = None
+    call: Node | None = None
+
+
+def enclosing_builder(node: Node) -> tuple[str, str, Node] | None:
+    """The innermost known builder call whose argument holds `node`: (kind, name, call), kind
+    `derivation`, `wrapper` or `shell`. Calls such as `lib.optionalAttrs` are looked through."""
+    child = node
+    for parent in ancestors(node):
+        if parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
+            call = outermost_apply(parent)
+            function, _ = flatten_apply(call)
+            name = last_name(function)
+            dotted = dotted_name(function) or ""
+            if name in SHELL_BUILDERS or ".mkShell." in f".{dotted}.":
+                return "shell", name or "mkShell", call
+            if name in DERIVATION_BUILDERS:
+                return "derivation", name, call
+            if name in WRAPPER_BUILDERS:
+                return "wrapper", name, call
+        child = parent
+    return None
+
+
+def placement(ctx: Context, node: Node) -> Placement:
+    semantic = ctx.semantic
+    path = semantic.binding_path(node)
+    if path[:1] == ("config",):
+        path = path[1:]
+    found = enclosing_builder(node)
+    if "shellHook" in path or (found is not None and found[0] == "shell") or _in_dev_shells(node):
+        return Placement("shell")
+    if found is not None:
+        kind, name, call = found
+        return Placement("package", name if kind == "derivation" else None, call if kind == "derivation" else None)
+    if path and (path[0] in SYSTEM_ROOTS or "sessionVariables" in path):
+        return Placement("system")
+    if os.path.basename(ctx.source.path) == "shell.nix":
+        return Placement("shell")
+    return Placement("package")
+
+
+def _in_dev_shells(node: Node) -> bool:
+    for ancestor in ancestors(node):
+        if ancestor.type == "binding":
+            names = attrpath_names(ancestor.child_by_field_name("attrpath"))
+            if any(n in DEV_SHELL_ATTRS for n in names if n is not None):
+                return True
+    return False
+
+
+# ----- spelling a top-level attribute in a fix ----------------------------------------------------
+
+_PACKAGE_SET_NAMES = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs"})
+_MODULE_ARGUMENTS = frozenset({"config", "options", "modulesPath"})
+
+
+def spell_toplevel(ctx: Context, at: Node, name: str) -> tuple[str, list[Edit]] | None:
+    """How a fix writes nixpkgs' top-level `name` at `at`, with the edits that make it resolve:
+    the bare name where something binds it (or a `with pkgs;`), `pkgs.<name>` where `pkgs` is
+    bound, else a new formal of the file's `{ ... }:` function (`pkgs` for a NixOS module, whose
+    arguments are not packages). None when none of these is sure to resolve."""
+    semantic = ctx.semantic
+    binding = semantic.resolve_name(name, at)
+    if binding.kind in {"let", "rec", "formal", "inherit-from"}:
+        return name, []
+    if binding.kind == "with" and any(_is_package_set(w) for w in binding.withs):
+        return name, []
+    if semantic.resolve_name("pkgs", at).kind in {"let", "rec", "formal", "inherit-from"}:
+        return f"pkgs.{name}", []
+    function = semantic.top_function()
+    formals = function.child_by_field_name("formals") if function is not None else None
+    if function is None or formals is None or not (function.start_byte <= at.start_byte and at.end_byte <= function.end_byte):
+        return None
+    present = set(edits.formal_names(formals))
+    if present & _MODULE_ARGUMENTS:
+        edit = edits.add_formal(ctx.source, formals, "pkgs")
+        return (f"pkgs.{name}", [edit]) if edit is not None else None
+    edit = edits.add_formal(ctx.source, formals, name)
+    return name, [edit] if edit is not None else []
+
+
+def _is_package_set(environment: Node) -> bool:
+    environment = unparen(environment)
+    if environment is None:
+        return False
+    if environment.type == "apply_expression":
+        return text(environment).lstrip("(").startswith("import")
+    return last_name(environment) in _PACKAGE_SET_NAMES
+
+
+# ----- shell words -----------------------------------------------------------------------------------
+
+_OPERATORS2 = (b"&&", b"||", b";;")
+_OPERATOR_BYTES = b";&|()"
+OPENERS = frozenset({b"then", b"do", b"else", b"{", b"("})
+CLOSERS = frozenset({b"fi", b"done", b"else", b"elif", b"}", b")", b"esac", b";;"})
+KEYWORDS = frozenset({b"if", b"then", b"do", b"else", b"elif", b"while", b"until", b"{", b"!", b"time"})
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "word" or "op" (";", "&&", "||", "|", "&", "(", ")", ";;", "\n")
+    start: int  # absolute byte offsets
+    end: int
+    raw: bytes  # masked bytes (interpolations are 0x01)
+
+    @property
+    def plain(self) -> bytes:
+        """The word without quote characters (`"LD_LIBRARY_PATH"` -> LD_LIBRARY_PATH)."""
+        return self.raw.replace(b'"', b"").replace(b"'", b"")
+
+
+def tokens(shell: ShellText) -> list[Token]:
+    """Shell words and operators of a string's code (comments removed, newlines kept as `\\n`
+    operators, backslash-newline continuations as blanks)."""
+    node = shell.node
+    if len(node.children) < 2:
+        return []
+    low = node.children[0].end_byte - shell.offset
+    high = node.children[-1].start_byte - shell.offset
+    data = bytearray(shell.masked)
+    for line in shell.lines():
+        if line.comment_start is not None:
+            for index in range(line.comment_start - shell.offset, line.end - shell.offset):
+                if data[index] != 0x0A:
+                    data[index] = 0x20
+    result: list[Token] = []
+    i = low
+    while i < high:
+        byte = data[i]
+        if byte in b" \t\r":
+            i += 1
+            continue
+        if byte == 0x5C and i + 1 < high and data[i + 1] in b"\r\n":  # backslash-newline
+            i += 3 if data[i + 1] == 0x0D and i + 2 < high and data[i + 2] == 0x0A else 2
+            continue
+        if byte == 0x0A:
+            result.append(Token("op", shell.offset + i, shell.offset + i + 1, b"\n"))
+            i += 1
+            continue
+        if byte in _OPERATOR_BYTES:
+            pair = bytes(data[i : i + 2])
+            width = 2 if pair in _OPERATORS2 else 1
+            result.append(Token("op", shell.offset + i, shell.offset + i + width, bytes(data[i : i + width])))
+            i += width
+            continue
+        start = i
+        quote = None
+        parens = braces = 0
+        while i < high:
+            byte = data[i]
+            if quote is not None:
+                if byte == 0x5C and quote == 0x22:
+                    i += 2
+                    continue
+                if byte == quote:
+                    quote = None
+                i += 1
+                continue
+            if byte in (0x22, 0x27):
+                quote = byte
+                i += 1
+                continue
+            if byte == 0x5C:
+                i += 2
+                continue
+            if byte == 0x24 and i + 1 < high and data[i + 1] in b"({":
+                if data[i + 1] == 0x28:
+                    parens += 1
+                else:
+                    braces += 1
+                i += 2
+                continue
+            if parens and byte == 0x28:
+                parens += 1
+            elif parens and byte == 0x29:
+                parens -= 1
+            elif braces and byte == 0x7D:
+                braces -= 1
+            elif not parens and not braces and (byte in b" \t\r\n" or byte in _OPERATOR_BYTES):
+                break
+            i += 1
+        i = min(i, high)
+        result.append(Token("word", shell.offset + start, shell.offset + i, bytes(data[start:i])))
+    return result
+
+
+@dataclass(frozen=True)
+class Command:
+    """A simple command: token indices [first, last] of its words (leading keywords excluded:
+    `then export X=1` -> `export X=1`)."""
+
+    first: int
+    last: int
+
+
+def commands(toks: list[Token]) -> list[Command]:
+    result: list[Command] = []
+    index = 0
+    while index < len(toks):
+        if toks[index].kind == "op":
+            index += 1
+            continue
+        while index < len(toks) and toks[index].kind == "word" and toks[index].raw in KEYWORDS:
+            index += 1
+        if index >= len(toks) or toks[index].kind == "op":
+            continue
+        first = index
+        while index + 1 < len(toks) and toks[index + 1].kind == "word":
+            index += 1
+        result.append(Command(first, index))
+        index += 1
+    return result
+
+
+def remove_command(shell: ShellText, toks: list[Token], command: Command) -> Edit:
+    """An edit removing a whole simple command and leaving valid shell: the line it stands on,
+    or it with its `;`/`&&`, or (where removal would empty a block or a pipeline) `:`."""
+    source = shell.source
+    first, last = toks[command.first], toks[command.last]
+    before = toks[command.first - 1] if command.first > 0 else None
+    after = toks[command.last + 1] if command.last + 1 < len(toks) else None
+    noop = Edit(first.start, last.end, ":")
+    if (before is not None and before.kind == "op" and before.raw in {b"&&", b"||", b"|"}) or (after is not None and after.raw == b"|"):
+        return noop
+    if (before is not None and before.kind == "word" and before.raw == b"!"):
+        return noop
+    previous = next((t for t in reversed(toks[: command.first]) if t.raw not in {b"\n", b";"}), None)
+    following = next((t for t in toks[command.last + 1 :] if t.raw not in {b"\n", b";"}), None)
+    if previous is not None and previous.raw in OPENERS and following is not None and following.raw in CLOSERS:
+        return noop
+    line = source.line_of(first.start)
+    end_line = source.line_of(last.end)
+    line_start = source.line_start(line)
+    rest = source.data[last.end : source.line_end(end_line)].strip()
+    own_line = not source.data[line_start : first.start].strip() and (rest in {b"", b";"} or rest.startswith(b"#"))
+    if own_line and end_line + 1 < source.line_count and source.line_start(end_line + 1) <= shell.node.children[-1].start_byte:
+        return Edit(line_start, source.line_start(end_line + 1), "")
+    if after is not None and after.raw in {b";", b"&&"} and source.line_of(after.start) == end_line:
+        end = after.end
+        while end < len(source.data) and source.data[end : end + 1] in (b" ", b"\t"):
+            end += 1
+        return Edit(first.start, end, "")
+    if before is not None and before.raw == b";" and source.line_of(before.start) == line:
+        start = before.start
+        while start > 0 and source.data[start - 1 : start] in (b" ", b"\t"):
+            start -= 1
+        return Edit(start, last.end, "")
+    return noop
+
+
+def remove_word(toks: list[Token], index: int, command: Command) -> Edit:
+    """Remove one word of a command with the blanks that separate it from its neighbours."""
+    token = toks[index]
+    if index < command.last:
+        return Edit(token.start, toks[index + 1].start, "")
+    return Edit(toks[index - 1].end, token.end, "")
