@@ -1,0 +1,393 @@
+"""`LD_LIBRARY_PATH` pointing at CUDA libraries or the NVIDIA driver.
+
+Flags every way of putting CUDA libraries (a CUDA package, `lib.makeLibraryPath [ cuda... ]`,
+paths naming cuda) or the driver (`addDriverRunpath.driverLink`, `/run/opengl-driver/lib`,
+`nvidia_x11`) on `LD_LIBRARY_PATH`: `makeWrapper`/`wrapProgram` flags `--prefix`, `--suffix`,
+`--set` and `--set-default LD_LIBRARY_PATH` (in phases and in `makeWrapperArgs` lists),
+`LD_LIBRARY_PATH = ...` and `env.LD_LIBRARY_PATH` attributes, `export LD_LIBRARY_PATH=...`,
+`LD_LIBRARY_PATH=... cmd` and `addToSearchPath LD_LIBRARY_PATH ...` in phases and `shellHook`s,
+and NixOS/home-manager `environment.variables`, `environment.sessionVariables`,
+`home.sessionVariables`. It is a warning in packages and information in dev shells
+(`mkShell`, `mkShellNoCC`, FHS environments, `devShells`, `shellHook`) and in the system
+environment. Not flagged: `LD_LIBRARY_PATH` that holds nothing CUDA- or driver-related (a
+project's own library directory, `/usr/lib64` in an OCI image), nix-ld's
+`NIX_LD_LIBRARY_PATH`, and commented-out shell lines.
+
+## Why
+`LD_LIBRARY_PATH` is global state: it is searched before every library's own RUNPATH, for the
+wrapped program and everything it starts, so it can load the wrong `libcudart` or driver into
+other Nix software, and the dynamic loader ignores it for setuid programs. nixpkgs makes CUDA
+programs find their libraries through RUNPATH instead: Nix records the store paths of the CUDA
+libraries a binary links, and `autoAddDriverRunpath` in `nativeBuildInputs` adds the driver
+directory (`/run/opengl-driver/lib` on NixOS) to every ELF file in `postFixup` (on Jetson,
+`autoAddCudaCompatRunpath` after it).
+
+The fix (packages only) removes the `LD_LIBRARY_PATH` attribute, wrapper flag or export and adds
+`autoAddDriverRunpath` to `nativeBuildInputs`. It is unsafe: binaries the package does not
+patch (prebuilt runners it downloads, programs that `dlopen` libraries by bare name) may then
+not find them. Real exceptions exist, such as ollama's unpatched runner binaries and nixGL,
+whose whole purpose is `LD_LIBRARY_PATH`: keep them with
+`# cudalint: ignore[CUDA101] -- reason`. Dev shells that run prebuilt pip wheels often need
+the driver directory on `LD_LIBRARY_PATH`, which is why the rule only informs there.
+
+## Example
+```nix
+{ stdenv, makeWrapper, addDriverRunpath, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "gpu-tool";
+  version = "1.0";
+  src = ./.;
+  nativeBuildInputs = [ makeWrapper cudaPackages.cuda_nvcc ];
+  buildInputs = [ cudaPackages.cuda_cudart ];
+  postInstall = ''
+    wrapProgram $out/bin/gpu-tool \
+      --prefix LD_LIBRARY_PATH : ${addDriverRunpath.driverLink}/lib
+  '';
+}
+```
+
+## Use instead
+```nix
+{ stdenv, autoAddDriverRunpath, cudaPackages }:
+stdenv.mkDerivation {
+  pname = "gpu-tool";
+  version = "1.0";
+  src = ./.;
+  nativeBuildInputs = [
+    cudaPackages.cuda_nvcc
+    autoAddDriverRunpath
+  ];
+  buildInputs = [ cudaPackages.cuda_cudart ];
+}
+```
+
+## References
+- https://nixos.org/manual/nixpkgs/unstable/#cuda
+- https://github.com/NixOS/nixpkgs/pull/60985
+- https://github.com/NixOS/nixpkgs/issues/22760
+- https://github.com/NixOS/nixpkgs/issues/232420
+- https://github.com/NixOS/nixpkgs/pull/281576
+- https://github.com/NixOS/nixpkgs/pull/323249
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint import edits, targets
+from cudalint.context import Context
+from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.rules._driver import (
+    CUDA,
+    DRIVER,
+    LD,
+    OTHER,
+    Command,
+    Placement,
+    Token,
+    classify_expression,
+    classify_shell_word,
+    commands,
+    describe,
+    placement,
+    remove_command,
+    remove_word,
+    spell_toplevel,
+    tokens,
+)
+from cudalint.shell import ShellText
+from cudalint.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
+
+RULE = Rule(
+    code="CUDA101",
+    name="ld-library-path",
+    severity=Severity.WARNING,
+    fix=Applicability.UNSAFE,
+    summary="`LD_LIBRARY_PATH` pointing at CUDA libraries or the NVIDIA driver",
+    node_types=("binding", "string_expression", "indented_string_expression"),
+    patterns=(b"LD_LIBRARY_PATH",),
+)
+
+_LD = LD.encode()
+_WRAPPER_FLAG = re.compile(rb"--(?:prefix|suffix|set|set-default)\s+[\"']?LD_LIBRARY_PATH\b")
+_PREFIX_FLAGS = frozenset({b"--prefix", b"--suffix"})
+_SET_FLAGS = frozenset({b"--set", b"--set-default"})
+_BUILTINS = frozenset({b"export", b"local", b"declare", b"readonly", b"typeset"})
+_ASSIGNMENT = re.compile(rb"^([A-Za-z_][A-Za-z0-9_]*)(\+?=)")
+_HOOK = "autoAddDriverRunpath"
+# top-level `autoAddDriverRunpath` (nixpkgs PR #281576, in 24.05); older targets get no fix
+_HOOK_SINCE = "2024-04-01"
+
+
+@RULE
+def check(node: Node, ctx: Context) -> None:
+    if node.type == "binding":
+        _check_binding(node, ctx)
+    else:
+        _check_string(node, ctx)
+
+
+# ----- LD_LIBRARY_PATH = ...; -------------------------------------------------------------------
+
+
+def _check_binding(binding: Node, ctx: Context) -> None:
+    attrpath = binding.child_by_field_name("attrpath")
+    names = attrpath_names(attrpath)
+    if not names or names[-1] != LD:
+        return
+    owner = binding.parent.parent if binding.parent is not None else None
+    value = binding_value(binding)
+    if owner is None or owner.type not in ATTRSET_TYPES or value is None:
+        return
+    path = ctx.semantic.binding_path(value)
+    if "passthru" in path or "meta" in path:
+        return
+    classes = classify_expression(ctx.semantic, value)
+    if not classes & {CUDA, DRIVER}:
+        return
+    _report(ctx, (attrpath.start_byte, attrpath.end_byte), value, f"`{text(attrpath)} = ...`", classes, [edits.delete_element(ctx.source, binding)])
+
+
+# ----- shell text and wrapper arguments ---------------------------------------------------------
+
+
+def _check_string(string: Node, ctx: Context) -> None:
+    if _LD not in (string.text or b""):
+        return
+    shell = ctx.semantic.shell_text(string)
+    flags_only = False
+    if shell is None:
+        if _list_form(string, ctx):
+            return
+        if not _WRAPPER_FLAG.search(string.text or b""):
+            return
+        shell = ShellText(string, ctx.source)  # `"--prefix LD_LIBRARY_PATH : ${...}"` in makeWrapperArgs
+        flags_only = True
+    toks = tokens(shell)
+    for command in commands(toks):
+        _check_flags(ctx, string, shell, toks, command, flags_only)
+        if not flags_only:
+            _check_assignments(ctx, string, shell, toks, command)
+
+
+def _check_flags(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command, flags_only: bool) -> None:
+    index = command.first
+    while index <= command.last:
+        word = toks[index].plain
+        value = None
+        if word in _PREFIX_FLAGS and index + 3 <= command.last and toks[index + 1].plain == _LD:
+            value = index + 3
+        elif word in _SET_FLAGS and index + 2 <= command.last and toks[index + 1].plain == _LD:
+            value = index + 2
+        if value is None:
+            index += 1
+            continue
+        flag, end = toks[index], toks[value]
+        classes = classify_shell_word(ctx.semantic, shell, end.start, end.end)
+        if classes & {CUDA, DRIVER}:
+            removal = _remove_flag(ctx, string, shell, toks, command, index, value, flags_only)
+            span = (_span_start(ctx, toks, command, flag.start), end.end)
+            _report(ctx, span, string, f"`{word.decode()} LD_LIBRARY_PATH`", classes, removal)
+        index = value + 1
+
+
+def _remove_flag(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command, index: int, value: int, flags_only: bool) -> list[Edit]:
+    source = ctx.source
+    flag, end = toks[index], toks[value]
+    if index > command.first:
+        return [Edit(toks[index - 1].end, end.end, "")]
+    if value < command.last:
+        return [Edit(flag.start, toks[value + 1].start, "")]
+    # the flag and its value are all there is (of the string, or of an array line)
+    if flags_only and not _rest_of_string(string, flag.start, end.end):
+        parent = string.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "list_expression":
+            return [edits.delete_element(source, _list_element(string))]
+        return [Edit(flag.start, end.end, "")]
+    line, end_line = source.line_of(flag.start), source.line_of(end.end)
+    alone = not source.data[source.line_start(line) : flag.start].strip() and not source.data[end.end : source.line_end(end_line)].strip()
+    if alone and shell.node.start_byte < source.line_start(line) and end_line + 1 < source.line_count and source.line_start(end_line + 1) <= string.children[-1].start_byte:
+        return [Edit(source.line_start(line), source.line_start(end_line + 1), "")]
+    stop = end.end
+    while stop < len(source.data) and source.data[stop : stop + 1] in (b" ", b"\t"):
+        stop += 1
+    return [Edit(flag.start, stop, "")]
+
+
+def _rest_of_string(string: Node, start: int, end: int) -> bool:
+    """Whether the string has content besides [start, end)."""
+    content_start, content_end = string.children[0].end_byte, string.children[-1].start_byte
+    data = string.text or b""
+    offset = string.start_byte
+    return bool(data[content_start - offset : start - offset].strip() or data[end - offset : content_end - offset].strip())
+
+
+def _list_element(node: Node) -> Node:
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    return node
+
+
+def _check_assignments(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command) -> None:
+    first = toks[command.first]
+    if first.plain == b"addToSearchPath" and command.first + 2 <= command.last and toks[command.first + 1].plain == _LD:
+        value = toks[command.first + 2]
+        classes = classify_shell_word(ctx.semantic, shell, value.start, value.end)
+        if classes & {CUDA, DRIVER}:
+            _report(ctx, (first.start, value.end), string, "`addToSearchPath LD_LIBRARY_PATH`", classes, [remove_command(shell, toks, command)])
+        return
+    builtin = first.plain if first.plain in _BUILTINS or first.plain == b"env" else None
+    index = command.first + (1 if builtin is not None else 0)
+    while builtin in _BUILTINS and index <= command.last and toks[index].plain.startswith(b"-"):
+        index += 1
+    options_end = index
+    while index <= command.last:
+        token = toks[index]
+        match = _ASSIGNMENT.match(token.raw)
+        if match is None:
+            if builtin is None or builtin == b"env":
+                return  # the command word: no assignments after it
+            index += 1
+            continue
+        if match.group(1) == _LD and token.end > token.start + match.end():
+            classes = classify_shell_word(ctx.semantic, shell, token.start + match.end(), token.end)
+            if classes & {CUDA, DRIVER}:
+                alone = options_end == command.last == index
+                removal = remove_command(shell, toks, command) if alone and builtin != b"env" else remove_word(toks, index, command)
+                start = first.start if builtin in _BUILTINS and alone else token.start
+                form = "`export LD_LIBRARY_PATH=...`" if builtin == b"export" else "`LD_LIBRARY_PATH=...`"
+                _report(ctx, (_span_start(ctx, toks, command, start), token.end), string, form, classes, [removal])
+        index += 1
+
+
+def _span_start(ctx: Context, toks: list[Token], command: Command, start: int) -> int:
+    """Findings on a continuation line start with their command, where a suppression comment
+    can go."""
+    command_start = toks[command.first].start
+    return command_start if ctx.source.line_of(command_start) != ctx.source.line_of(start) else start
+
+
+def _list_form(string: Node, ctx: Context) -> bool:
+    """`makeWrapperArgs = [ "--prefix" "LD_LIBRARY_PATH" ":" value ]`: checked at the
+    `"LD_LIBRARY_PATH"` element. True when `string` is such an element."""
+    if string_literal(string) != LD:
+        return False
+    element = _list_element(string)
+    list_node = element.parent
+    if list_node is None or list_node.type != "list_expression":
+        return False
+    elements = edits.list_elements(list_node)
+    position = next((i for i, e in enumerate(elements) if e == element), None)
+    if position is None or position == 0:
+        return True
+    flag = (string_literal(elements[position - 1]) or "").encode()
+    if flag in _PREFIX_FLAGS and position + 2 < len(elements):
+        value = position + 2
+    elif flag in _SET_FLAGS and position + 1 < len(elements):
+        value = position + 1
+    else:
+        return True
+    classes = classify_expression(ctx.semantic, elements[value])
+    if classes & {CUDA, DRIVER}:
+        removal = _delete_elements(ctx, elements[position - 1], elements[value])
+        _report(ctx, (elements[position - 1].start_byte, elements[value].end_byte), string, f"`\"{flag.decode()}\" \"LD_LIBRARY_PATH\"`", classes, [removal])
+    return True
+
+
+def _delete_elements(ctx: Context, first: Node, last: Node) -> Edit:
+    source, data = ctx.source, ctx.source.data
+    first_line, last_line = source.line_of(first.start_byte), source.line_of(last.end_byte)
+    if not data[source.line_start(first_line) : first.start_byte].strip() and not data[last.end_byte : source.line_end(last_line)].strip():
+        end = source.line_start(last_line + 1) if last_line + 1 < source.line_count else source.line_end(last_line)
+        return Edit(source.line_start(first_line), end, "")
+    start, end = first.start_byte, last.end_byte
+    if end < len(data) and data[end : end + 1] in (b" ", b"\t"):
+        while end < len(data) and data[end : end + 1] in (b" ", b"\t"):
+            end += 1
+    else:
+        while start > 0 and data[start - 1 : start] in (b" ", b"\t"):
+            start -= 1
+    return Edit(start, end, "")
+
+
+# ----- reporting and the fix --------------------------------------------------------------------
+
+
+def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: set[str], removal: list[Edit]) -> None:
+    where = placement(ctx, at)
+    what = describe(classes)
+    if where.kind == "shell":
+        ctx.report(
+            span,
+            f"{form} puts {what} on `LD_LIBRARY_PATH` in a dev shell: programs built by Nix find them through their RUNPATH "
+            "(`autoAddDriverRunpath`) and need nothing here. Shells that run prebuilt pip wheels often do need the driver "
+            "directory (`${addDriverRunpath.driverLink}/lib`) on it; then keep it to that",
+            severity=Severity.INFO,
+        )
+        return
+    if where.kind == "system":
+        ctx.report(
+            span,
+            f"{form} puts {what} on every session's `LD_LIBRARY_PATH`: it leaks into all programs of the system (and the "
+            "loader ignores it for setuid ones). Nix-built programs find the driver through RUNPATH (`autoAddDriverRunpath`); "
+            "for prebuilt binaries use nix-ld (`programs.nix-ld.libraries`, which sets `NIX_LD_LIBRARY_PATH`)",
+            severity=Severity.INFO,
+        )
+        return
+    ctx.report(
+        span,
+        f"{form} puts {what} on `LD_LIBRARY_PATH`, global state that overrides RUNPATH for the program and everything it "
+        "starts and is ignored for setuid programs: let the binaries find them through their RUNPATH (`autoAddDriverRunpath` "
+        "in the package's `nativeBuildInputs`). Where a package really needs it (ollama's unpatched runners, nixGL), keep it with "
+        "`# cudalint: ignore[CUDA101] -- reason`",
+        fixes=[_fix(ctx, where, at, classes, removal)],
+    )
+
+
+def _fix(ctx: Context, where: Placement, at: Node, classes: set[str], removal: list[Edit]) -> Fix | None:
+    if where.call is None or OTHER in classes or not removal or not targets.includes(ctx.settings.nixpkgs, _HOOK_SINCE):
+        return None  # something else on the path would be lost with the entry
+    call = ctx.semantic.enclosing_call(at)
+    if call is None or call.node != where.call:
+        return None
+    addition = _add_hook(ctx, call.attrset, where.builder)
+    if addition is None:
+        return None
+    changes = edits.merge_edits([*removal, *addition])
+    if any(b.start < a.end for a, b in zip(changes, changes[1:])):
+        return None
+    return Fix("Remove the `LD_LIBRARY_PATH` entry and add `autoAddDriverRunpath` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes))
+
+
+def _add_hook(ctx: Context, attrset: Node, builder: str | None) -> list[Edit] | None:
+    binding = edits.find_binding(attrset, "nativeBuildInputs")
+    if binding is not None and _HOOK.encode() in (binding.text or b""):
+        return []
+    spelled = spell_toplevel(ctx, attrset, _HOOK)
+    if spelled is None:
+        return None
+    name, formal = spelled
+    if binding is None and builder in {"overrideAttrs", "overridePythonAttrs"}:
+        previous = _override_parameter(attrset)
+        if previous is None:
+            return None  # a new list would replace the package's own nativeBuildInputs
+        return [edits.insert_binding(ctx.source, attrset, f"nativeBuildInputs = ({previous}.nativeBuildInputs or [ ]) ++ [ {name} ];"), *formal]
+    return [*edits.add_to_input(ctx.source, attrset, "nativeBuildInputs", [name]), *formal]
+
+
+def _override_parameter(attrset: Node) -> str | None:
+    """`old` in `overrideAttrs (old: { ... })`."""
+    holder = attrset
+    parent = holder.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        holder, parent = parent, parent.parent
+    if parent is None or parent.type != "function_expression" or parent.child_by_field_name("body") != holder:
+        return None
+    universal = parent.child_by_field_name("universal")
+    if universal is None or parent.child_by_field_name("formals") is not None:
+        return None
+    return text(universal)
