@@ -1,0 +1,198 @@
+"""Hardcoded `/run/opengl-driver/lib` instead of `${addDriverRunpath.driverLink}/lib`.
+
+Flags the literal driver directory of NixOS, `/run/opengl-driver/lib` and
+`/run/opengl-driver-32/lib`, written in any Nix string: attributes, build flags, phases,
+`shellHook`s, wrapper arguments, NixOS options. In build flags (`-L/run/opengl-driver/lib`,
+`NIX_LDFLAGS`, `EXTRA_LDFLAGS`, `cmakeFlags`) the message also says that it is an impure host
+path at build time. Not flagged: the path in a Nix comment or in a comment of shell code, paths
+under another root (`${root}/run/opengl-driver/lib`), `meta` text, and
+`${addDriverRunpath.driverLink}/lib` itself. Whether the path belongs on `LD_LIBRARY_PATH` at
+all is CUDA101's concern; this rule is only about how it is spelled.
+
+## Why
+nixpkgs defines where NixOS exposes the host's driver in one place,
+`addDriverRunpath.driverLink` (`/run/opengl-driver`, or `/run/opengl-driver-32` for i686),
+and asks packages to use it instead of repeating the path (nixpkgs PR #323249 review), so
+that the location can change in one place and 32-bit builds get their own directory. The fix
+writes `${addDriverRunpath.driverLink}/lib`, adding `addDriverRunpath` to the file's function
+arguments when nothing binds it (or `pkgs.addDriverRunpath` where `pkgs` is in scope). It is
+safe: the string is the same. The 32-bit path gets no automatic fix, since `driverLink` only
+means it in a package built for i686 (elsewhere write
+`${pkgsi686Linux.addDriverRunpath.driverLink}/lib`).
+
+In build flags the path is also wrong in itself: it points the build at the build machine's
+driver, which does not exist in the sandbox. Link against the `libcuda.so` stub that
+`cuda_cudart` ships (`lib/stubs`) and let `autoAddDriverRunpath` add the driver directory to
+the RUNPATH for run time.
+
+## Example
+```nix
+{ stdenv, makeWrapper }:
+stdenv.mkDerivation {
+  pname = "gpu-tool";
+  version = "1.0";
+  src = ./.;
+  nativeBuildInputs = [ makeWrapper ];
+  postFixup = ''
+    patchelf --add-rpath /run/opengl-driver/lib $out/lib/libgpu.so
+  '';
+}
+```
+
+## Use instead
+```nix
+{ stdenv, makeWrapper, addDriverRunpath }:
+stdenv.mkDerivation {
+  pname = "gpu-tool";
+  version = "1.0";
+  src = ./.;
+  nativeBuildInputs = [ makeWrapper ];
+  postFixup = ''
+    patchelf --add-rpath ${addDriverRunpath.driverLink}/lib $out/lib/libgpu.so
+  '';
+}
+```
+
+## References
+- https://github.com/NixOS/nixpkgs/pull/323249
+- https://github.com/NixOS/nixpkgs/pull/269475
+- https://github.com/NixOS/nixpkgs/pull/60985
+- https://github.com/NixOS/nixpkgs/issues/141803
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint import edits, targets
+from cudalint.context import Context
+from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.rules._driver import DRIVER_DIR, spell_toplevel
+from cudalint.syntax import STRING_TYPES
+
+RULE = Rule(
+    code="CUDA102",
+    name="hardcoded-driver-path",
+    severity=Severity.WARNING,
+    fix=Applicability.SAFE,
+    summary="Hardcoded `/run/opengl-driver/lib` instead of `${addDriverRunpath.driverLink}/lib`",
+    node_types=("string_fragment",),
+    patterns=(DRIVER_DIR.encode(),),
+)
+
+_PATH = re.compile(rb"/run/opengl-driver(-32)?/lib(?![\w.+-])")
+# where a path that follows is part of a build flag: `-L`, `-Wl,-L`, `-rpath-link,`, `-DVAR=`
+_FLAG_BEFORE = re.compile(rb"(?:(?<![\w-])-L|-rpath-link[,=]|(?<![\w-])-D[A-Za-z_][A-Za-z0-9_]*(?::\w+)?=)$")
+# run-time search paths written at build time are not build-time lookups
+_RPATH_BEFORE = re.compile(rb"(?:-rpath[,= ]|--add-rpath |--set-rpath |rpath )$")
+_FLAG_ATTRIBUTE = re.compile(
+    r"^(?:\w*LDFLAGS|\w*CFLAGS\w*|\w*CXXFLAGS|NVCC_\w*FLAGS|cmakeFlags|mesonFlags|configureFlags|makeFlags|buildFlags|ninjaFlags)$"
+)
+_FLAG_LINE = re.compile(rb"LDFLAGS|\b(?:cmake|meson|configure|make)Flags\b|-DCMAKE_")
+# top-level `addDriverRunpath` (nixpkgs PR #269475, after 23.11); older targets use `addOpenGLRunpath`
+_DRIVER_RUNPATH_SINCE = "2023-12-01"
+
+
+@RULE
+def check(node: Node, ctx: Context) -> None:
+    string = node.parent
+    if string is None or string.type not in STRING_TYPES:
+        return
+    data = node.text or b""
+    if DRIVER_DIR.encode() not in data:
+        return
+    path = ctx.semantic.binding_path(string)
+    if "meta" in path:
+        return
+    shell = ctx.semantic.shell_text(string)
+    for match in _PATH.finditer(data):
+        start = node.start_byte + match.start()
+        end = node.start_byte + match.end()
+        if not _is_host_path(ctx.source.data, start) or (shell is not None and _in_comment(shell, start)):
+            continue
+        before = _word_before(ctx.source.data, string, start)
+        build_flag = _is_build_flag(before, path, shell, start)
+        if match.group(1):
+            _report_32(ctx, (start, end), build_flag)
+        else:
+            _report(ctx, string, (start, end), build_flag)
+
+
+def _is_host_path(data: bytes, offset: int) -> bool:
+    """Not a path under some other root (`${root}/run/...`, `./run/...`, `$out/run/...`)."""
+    if offset == 0:
+        return True
+    previous = data[offset - 1 : offset]
+    if previous in (b"/", b".", b"}", b"$"):
+        return False
+    if re.match(rb"[\w]", previous):
+        return data[max(0, offset - 2) : offset] == b"-L"
+    return True
+
+
+def _in_comment(shell, offset: int) -> bool:
+    for line in shell.lines():
+        if line.start <= offset <= line.end:
+            return line.comment_start is not None and offset >= line.comment_start
+    return False
+
+
+def _word_before(data: bytes, string: Node, start: int) -> bytes:
+    """The text of the word (flag) right before the path, within the string."""
+    low = string.children[0].end_byte if string.children else string.start_byte
+    begin = start
+    while begin > low and data[begin - 1 : begin] not in (b"\n", b'"', b"'"):
+        begin -= 1
+    return data[begin:start]
+
+
+def _is_build_flag(before: bytes, path: tuple[str, ...], shell, start: int) -> bool:
+    if _RPATH_BEFORE.search(before):
+        return False
+    if _FLAG_BEFORE.search(before):
+        return True
+    if any(_FLAG_ATTRIBUTE.search(p) for p in path):
+        return True
+    if shell is not None:
+        for line in shell.lines():
+            if line.start <= start <= line.end:
+                return _FLAG_LINE.search(line.code) is not None
+    return False
+
+
+_BUILD_FLAG_NOTE = (
+    " As a build flag it is also an impure host path: it points the build at the build machine's driver, which does not "
+    "exist in the sandbox. Link against the `libcuda.so` stub from `cuda_cudart` (its `lib/stubs`) instead, and let "
+    "`autoAddDriverRunpath` add the driver directory to the RUNPATH for run time"
+)
+
+
+def _report(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool) -> None:
+    name = "addDriverRunpath" if targets.includes(ctx.settings.nixpkgs, _DRIVER_RUNPATH_SINCE) else "addOpenGLRunpath"
+    message = (
+        f"Hardcoded driver directory `/run/opengl-driver/lib`: write `${{{name}.driverLink}}/lib`, where nixpkgs defines "
+        "the location of the host's driver once (and switches to `-32` for i686 builds)."
+    )
+    if build_flag:
+        message += _BUILD_FLAG_NOTE
+    fix = None
+    spelled = spell_toplevel(ctx, string, name)
+    if spelled is not None:
+        written, extra = spelled
+        prefix_end = span[0] + len(DRIVER_DIR)
+        changes = edits.merge_edits([Edit(span[0], prefix_end, f"${{{written}.driverLink}}"), *extra])
+        fix = Fix(f"Use `${{{written}.driverLink}}/lib`", Applicability.SAFE, tuple(changes))
+    ctx.report(span, message, fixes=[fix])
+
+
+def _report_32(ctx: Context, span: tuple[int, int], build_flag: bool) -> None:
+    message = (
+        "Hardcoded 32-bit driver directory `/run/opengl-driver-32/lib`: write "
+        "`${pkgsi686Linux.addDriverRunpath.driverLink}/lib` (or `${addDriverRunpath.driverLink}/lib` in a package built "
+        "for i686), where nixpkgs defines the location of the host's driver once."
+    )
+    if build_flag:
+        message += _BUILD_FLAG_NOTE
+    ctx.report(span, message)
