@@ -324,6 +324,8 @@ def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -
             return classify_expression(semantic, select.child_by_field_name("expression"), depth + 1)
         if arguments and (name in LIBRARY_PATH_FUNCTIONS or name in {"concatStringsSep", "concatMapStringsSep", "makeBinPath"}):
             return classify_expression(semantic, arguments[-1], depth + 1)
+        if driver_ref(semantic, function) is not None:
+            return {DRIVER}  # `nvidiaPackages.mkDriver { ... }`
         if arguments and name in {"map", "optionalString", "optional", "optionals", "mkIf", "mkForce", "mkDefault", "mkOverride", "mkBefore", "mkAfter", "flatten", "unique", "getLib", "getOutput"}:
             return classify_expression(semantic, arguments[-1], depth + 1)
         return {OTHER}

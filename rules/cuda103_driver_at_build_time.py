@@ -80,12 +80,14 @@ from cudalint.rules._driver import (
     enclosing_builder,
     override_chain,
     overrides_match_host,
+    placement,
 )
 from cudalint.semantic import CONDITIONAL_FUNCTIONS
 from cudalint.syntax import (
     STRING_TYPES,
     attrpath_names,
     binding_value,
+    dotted_name,
     flatten_apply,
     last_name,
     outermost_apply,
@@ -116,25 +118,37 @@ def check(node: Node, ctx: Context) -> None:
     if ref.rest[:1] and ref.rest[0] in METADATA:
         return
     expression, arguments = _chain(ref)
-    if overrides_match_host(arguments):
-        return  # nixGL-style: the driver rebuilt to match the host's
+    if overrides_match_host(arguments) or (dotted_name(root) or "").endswith(".mkDriver"):
+        return  # nixGL-style: the driver rebuilt as the host's release (or `nvidiaPackages.mkDriver { version = ...; }`)
     where = _where_used(ctx, ref, expression, 0)
     if where is None:
         return
-    in_shell = (enclosing_builder(root) or ("",))[0] == "shell"
-    tie = (
-        "ties the dev shell to one driver version, which must match the kernel module of the machine it runs on"
-        if in_shell
-        else "ties the package to one driver version, which must match the kernel module of the machine it runs on "
-        "(and rebuilds it for every driver update)"
-    )
-    advice = (
-        "Use the host's driver instead: NixOS exposes it in `${addDriverRunpath.driverLink}/lib`, and CUDA programs built "
-        "by Nix find it there through their RUNPATH (`autoAddDriverRunpath`)"
-        if in_shell
-        else "Link against the `libcuda.so` stub from `cuda_cudart` and find the host's driver at run time through the "
-        "RUNPATH (`autoAddDriverRunpath`, `${addDriverRunpath.driverLink}/lib`)"
-    )
+    kind = placement(ctx, root).kind
+    in_shell = kind == "shell"
+    if in_shell:
+        tie = "ties the dev shell to one driver version, which must match the kernel module of the machine it runs on"
+    elif kind == "system":
+        tie = "puts one driver version on every session's library path, which must match the kernel module the system runs"
+    else:
+        tie = (
+            "ties the package to one driver version, which must match the kernel module of the machine it runs on "
+            "(and rebuilds it for every driver update)"
+        )
+    if in_shell:
+        advice = (
+            "Use the host's driver instead: NixOS exposes it in `${addDriverRunpath.driverLink}/lib`, and CUDA programs "
+            "built by Nix find it there through their RUNPATH (`autoAddDriverRunpath`)"
+        )
+    elif kind == "system":
+        advice = (
+            "Refer to the system's own driver (`config.hardware.nvidia.package`, exposed in "
+            "`${addDriverRunpath.driverLink}/lib`) instead"
+        )
+    else:
+        advice = (
+            "Link against the `libcuda.so` stub from `cuda_cudart` and find the host's driver at run time through the "
+            "RUNPATH (`autoAddDriverRunpath`, `${addDriverRunpath.driverLink}/lib`)"
+        )
     ctx.report(root, f"`{text(root)}` is the NVIDIA driver package {where}: that {tie}. {advice}")
 
 
