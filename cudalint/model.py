@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from cudalint.context import Context
 
+# docs/rules.md is generated from the rule modules (python -m cudalint.ruledocs --write-reference).
 DOCS_URL = "https://github.com/cudalint/cudalint/blob/main/docs/rules.md#{anchor}"
 
 

@@ -3,6 +3,7 @@ table.
 
     python -m cudalint.ruledocs --write-readme README.md   # regenerate the README's table
     python -m cudalint.ruledocs --check-readme README.md   # exit 1 if it is out of date
+    python -m cudalint.ruledocs --write-reference docs/rules.md   # every rule's documentation
 
 The README holds the table between `<!-- rules:start -->` and `<!-- rules:end -->`.
 """
@@ -118,14 +119,36 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+REFERENCE_PATH = "docs/rules.md"
+
+
+def _anchor(rule: Rule) -> str:
+    return f"{rule.code.lower()}-{rule.name}"
+
+
 def rules_markdown_table() -> str:
+    """The README's table; codes link to the rule's section of docs/rules.md."""
     lines = ["| Code | Name | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- |"]
     for rule in all_rules():
         fix = {"safe": "safe", "unsafe": "unsafe", "none": ""}[rule.fix.value]
         lines.append(
-            f"| [{rule.code}]({rule.url}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(rule.summary)} |"
+            f"| [{rule.code}]({REFERENCE_PATH}#{_anchor(rule)}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(rule.summary)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def rules_reference_markdown() -> str:
+    """docs/rules.md: every rule's documentation, the page `Rule.url` points into."""
+    parts = [
+        "# cudalint rules\n",
+        "Generated from the rule modules by `python -m cudalint.ruledocs --write-reference docs/rules.md`;"
+        " do not edit by hand.\n",
+    ]
+    for rule in all_rules():
+        fix = {"safe": "safe fix", "unsafe": "unsafe fix (`--unsafe-fixes`)", "none": "no fix"}[rule.fix.value]
+        docs = re.sub(r"^## ", "### ", rule.docs, flags=re.M)
+        parts.append(f"## {rule.code} {rule.name}\n\n*{rule.severity.value}, {fix}*\n\n{docs}\n")
+    return "\n".join(parts)
 
 
 class ReadmeError(Exception):
@@ -157,7 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--write-readme", metavar="README", help="replace the rule table between the markers")
     group.add_argument("--check-readme", metavar="README", help="exit 1 when the rule table is out of date")
+    group.add_argument("--write-reference", metavar="PATH", help=f"write the rules reference ({REFERENCE_PATH})")
+    group.add_argument("--check-reference", metavar="PATH", help="exit 1 when the rules reference is out of date")
     args = parser.parse_args(argv)
+    if args.write_reference or args.check_reference:
+        return _reference(Path(args.write_reference or args.check_reference), write=bool(args.write_reference))
     target = args.write_readme or args.check_readme
     if target is None:
         sys.stdout.write(rules_markdown_table())
@@ -176,6 +203,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if updated != text:
         path.write_text(updated, encoding="utf-8", newline="")
+    return 0
+
+
+def _reference(path: Path, write: bool) -> int:
+    wanted = rules_reference_markdown()
+    current = path.read_text(encoding="utf-8") if path.exists() else None
+    if write:
+        if current != wanted:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(wanted, encoding="utf-8", newline="")
+        return 0
+    if current != wanted:
+        print(f"{path}: the rules reference is out of date; run python -m cudalint.ruledocs --write-reference {path}", file=sys.stderr)
+        return 1
     return 0
 
 

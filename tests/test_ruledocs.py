@@ -75,7 +75,8 @@ def test_markdown_table() -> None:
     assert lines[0] == "| Code | Name | Severity | Fix | Summary |"
     assert len(lines) == 2 + len(all_rules())
     for line, rule in zip(lines[2:], all_rules()):
-        assert line.startswith(f"| [{rule.code}]({rule.url}) | `{rule.name}` | {rule.severity.value} |")
+        anchor = rule.url.rsplit("#", 1)[1]
+        assert line.startswith(f"| [{rule.code}](docs/rules.md#{anchor}) | `{rule.name}` | {rule.severity.value} |")
         assert line.count(" | ") == 4  # no unescaped pipe in a summary breaks the row
 
 
@@ -121,3 +122,23 @@ def test_main_prints_the_table(capsys) -> None:
 
 def test_module_docstring_documents_the_command() -> None:
     assert "--write-readme README.md" in ruledocs.__doc__
+
+
+def test_rules_reference_is_up_to_date() -> None:
+    from cudalint.ruledocs import REFERENCE_PATH, rules_reference_markdown
+
+    reference = README.parent / REFERENCE_PATH
+    assert reference.exists(), f"{REFERENCE_PATH} is missing: run python -m cudalint.ruledocs --write-reference {REFERENCE_PATH}"
+    assert reference.read_text(encoding="utf-8") == rules_reference_markdown(), (
+        f"{REFERENCE_PATH} is out of date: run python -m cudalint.ruledocs --write-reference {REFERENCE_PATH}"
+    )
+
+
+def test_every_rule_url_points_at_its_reference_section() -> None:
+    from cudalint.registry import all_rules
+    from cudalint.ruledocs import rules_reference_markdown
+
+    reference = rules_reference_markdown()
+    for rule in all_rules():
+        anchor = rule.url.rsplit("#", 1)[1]
+        assert f"\n## {rule.code} {rule.name}\n" in reference and anchor == f"{rule.code.lower()}-{rule.name}"
