@@ -391,7 +391,7 @@ def _check(args: argparse.Namespace) -> int:
             sys.stdout.write(diff)
         sys.stdout.flush()
         if not args.quiet:
-            message = f"Would fix {_plural(fixed, 'error')}." if fixed else "No fixes available."
+            message = f"Would fix {_plural(fixed, 'finding')}." if fixed else "No fixes available."
             stderr.write(f"{message}\n")
         if failed:
             return 2

@@ -440,10 +440,5 @@ def _backend_spelling(call: Node, stdenv_span: tuple[int, int], sources: list[tu
     formals = function.child_by_field_name("formals") if function is not None else None
     if function is None or formals is None or not _contains(function.child_by_field_name("body"), call):
         return None
-    if ctx.settings.is_enabled("CUDA001") and any(catalog.is_runfile_toolkit(n) for n in edits.formal_names(formals)):
-        # CUDA001's fixes bring `cudaPackages` in, possibly by renaming the toolkit formal; a
-        # second `cudaPackages` added in the same pass would be a duplicate formal. Offer this
-        # fix once that has happened.
-        return None
     added = edits.add_formal(ctx.source, formals, "cudaPackages")
     return "cudaPackages.backendStdenv", [added] if added is not None else []

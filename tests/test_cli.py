@@ -420,7 +420,7 @@ def test_diff_writes_nothing_and_exits_1(tmp_path, monkeypatch, capsys) -> None:
     assert out.startswith("--- a/a.nix\n+++ b/a.nix\n")
     assert "+  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];\n" in out
     assert f"--- a/sub{os.sep}b.nix" in out and "\\ No newline at end of file\n" in out
-    assert "Would fix 2 errors." in err
+    assert "Would fix 2 findings." in err
     # --fix --diff is --diff
     code, out2, _ = run(["check", *SELECT, "--fix", "--diff", "--unsafe-fixes"], tmp_path, monkeypatch, capsys)
     assert code == 1 and out2 == out and {p: (p.read_bytes(), os.stat(p).st_mtime_ns) for p in (a, b)} == before
