@@ -16,6 +16,7 @@ from cudalint.registry import all_rules, known_codes
 from cudalint.semantic import Semantic
 from cudalint.settings import LintSettings
 from cudalint.source import SourceFile
+from cudalint.syntax import descendants
 from cudalint.suppressions import Suppression, find_suppressions, is_valid_code
 
 SYNTAX_ERROR = "CUDA900"
@@ -57,29 +58,19 @@ def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None) -
     dispatch = _dispatch(settings.enabled)
     failed: set[str] = set()
     if dispatch:
-        cursor = tree.walk()
-        depth = 0
-        while True:
-            node = cursor.node
+        for node in descendants(tree.root_node):
             rules = dispatch.get(node.type)
-            if rules:
-                for rule in rules:
-                    if rule.code in failed:
-                        continue
-                    context.rule = rule
-                    try:
-                        rule.check(node, context)  # type: ignore[misc]
-                    except Exception:  # a rule bug must not lose the other findings
-                        failed.add(rule.code)
-                        internal_errors.append(f"internal error in {rule.code}: {traceback.format_exc(limit=-3).strip()}")
-            if cursor.goto_first_child():
-                depth += 1
+            if not rules:
                 continue
-            while depth > 0 and not cursor.goto_next_sibling():
-                cursor.goto_parent()
-                depth -= 1
-            if depth == 0:
-                break
+            for rule in rules:
+                if rule.code in failed:
+                    continue
+                context.rule = rule
+                try:
+                    rule.check(node, context)  # type: ignore[misc]
+                except Exception:  # a rule bug must not lose the other findings
+                    failed.add(rule.code)
+                    internal_errors.append(f"internal error in {rule.code}: {traceback.format_exc(limit=-3).strip()}")
     diagnostics.extend(context.diagnostics)
     diagnostics = _deduplicate(diagnostics)
     diagnostics, suppressed = _apply_suppressions(diagnostics, tree, source, settings)

@@ -15,6 +15,7 @@ import tree_sitter
 import tree_sitter_nix
 
 from cudalint.source import SourceFile
+from cudalint.syntax import descendants
 
 
 @lru_cache(maxsize=1)
@@ -137,22 +138,11 @@ def duplicate_definitions(root: tree_sitter.Node) -> list[SyntaxProblem]:
     Nix merges attrset literals (`a = { x = 1; }; a.y = 2;` is fine) and rejects every other
     second definition of a static name; dynamic names (`${x}`) are checked at evaluation."""
     found: dict[tuple[int, int], SyntaxProblem] = {}
-    cursor = root.walk()
-    depth = 0
-    while True:
-        node = cursor.node
+    for node in descendants(root):
         if node.type == "formals":
             _duplicate_formals(node, found)
         elif node.type == "binding_set":
             _insert_bindings({}, node, found, report=True)
-        if cursor.goto_first_child():
-            depth += 1
-            continue
-        while depth > 0 and not cursor.goto_next_sibling():
-            cursor.goto_parent()
-            depth -= 1
-        if depth == 0:
-            break
     return list(found.values())
 
 

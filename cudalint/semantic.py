@@ -21,6 +21,7 @@ from cudalint.syntax import (
     attrpath_names,
     binding_value,
     bindings_of,
+    descendants,
     dotted_name,
     flatten_apply,
     identifier_name,
@@ -122,6 +123,23 @@ class Semantic:
         self.source = source
         self._scope_cache: dict[tuple[int, int, str], dict[str, Node]] = {}
         self._shell_cache: dict[tuple[int, int, str], ShellText | None] = {}
+        self._variables: dict[str, list[Node]] | None = None
+        self._uses_cache: dict[tuple[str, tuple[int, int, str]], list[Node]] = {}
+
+    def variables_named(self, name: str, within: Node | None = None) -> list[Node]:
+        """`variable_expression`s spelling `name`, in file order; indexed in one walk per file."""
+        if self._variables is None:
+            index: dict[str, list[Node]] = {}
+            for node in descendants(self.tree.root_node):
+                if node.type == "variable_expression":
+                    identifier = node.child_by_field_name("name")
+                    if identifier is not None:
+                        index.setdefault(text(identifier), []).append(node)
+            self._variables = index
+        found = self._variables.get(name, [])
+        if within is None:
+            return found
+        return [v for v in found if within.start_byte <= v.start_byte and v.end_byte <= within.end_byte]
 
     def shell_text(self, string: Node) -> ShellText | None:
         """The shell view of a string node, or None when the string is not shell code."""
@@ -231,7 +249,7 @@ class Semantic:
         for root in search:
             if root is None:
                 continue
-            for use in _variables_named(root, name):
+            for use in self.variables_named(name, within=root):
                 found |= self.input_attrs(use, depth + 1)
         return frozenset(found)
 
@@ -350,11 +368,15 @@ class Semantic:
     def uses(self, name: str, binding: Node) -> list[Node]:
         """Variables named `name` in the file that resolve to `binding` (a formal, a let binding)."""
         key = node_key(binding)
-        return [
-            variable
-            for variable in _variables_named(self.tree.root_node, name)
-            if (found := self.resolve(variable)).node is not None and node_key(found.node) == key
-        ]
+        cached = self._uses_cache.get((name, key))
+        if cached is None:
+            cached = [
+                variable
+                for variable in self.variables_named(name)
+                if (found := self.resolve(variable)).node is not None and node_key(found.node) == key
+            ]
+            self._uses_cache[(name, key)] = cached
+        return cached
 
     def _scope(self, scope: Node) -> dict[str, Node]:
         key = node_key(scope)
@@ -519,8 +541,6 @@ class Semantic:
     def cuda_refs(self) -> Iterator[CudaRef]:
         """Every outermost CUDA package reference in the file, once each."""
         seen: set[tuple[int, int, str]] = set()
-        from cudalint.syntax import descendants
-
         for node in descendants(self.tree.root_node):
             if node.type != "variable_expression":
                 continue
@@ -542,11 +562,3 @@ def _outer_call(apply: Node) -> Node:
 
 def _contains(outer: Node | None, inner: Node) -> bool:
     return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
-
-
-def _variables_named(root: Node, name: str) -> Iterator[Node]:
-    from cudalint.syntax import descendants
-
-    for node in descendants(root):
-        if node.type == "variable_expression" and text(node.child_by_field_name("name")) == name:
-            yield node
