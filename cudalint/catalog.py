@@ -2,7 +2,7 @@
 
 Naming facts only: which names denote CUDA package sets, the runfile toolkit, CUDA packages, and
 what role a package plays (a tool for nativeBuildInputs, a library or headers for buildInputs, a
-setup hook). The per-release reference set replaces the name heuristics where it knows better.
+setup hook), and which derivation attributes list inputs. The per-release reference set replaces the name heuristics where it knows better.
 """
 
 from __future__ import annotations
@@ -77,6 +77,53 @@ SCOPE_ATTRIBUTES = frozenset(
         "cudaLib",
         "cudaStdenv",
         "tests",
+    }
+)
+
+
+# ----- derivation inputs ----------------------------------------------------------------------------
+
+# The everyday inputs for tools and setup hooks that run on the build machine (own and propagated).
+NATIVE_INPUTS = frozenset({"nativeBuildInputs", "propagatedNativeBuildInputs"})
+# The everyday inputs for libraries and headers of the machine the package runs on (own and propagated).
+HOST_INPUTS = frozenset({"buildInputs", "propagatedBuildInputs"})
+# Where a build tool listed in a host input belongs: the native input that propagates alike.
+NATIVE_COUNTERPART = {"buildInputs": "nativeBuildInputs", "propagatedBuildInputs": "propagatedNativeBuildInputs"}
+# Where a library listed in a native input belongs: the host input that propagates alike.
+HOST_COUNTERPART = {native: host for host, native in NATIVE_COUNTERPART.items()}
+# Inputs handed on to every package that depends on this one, so they join its closure too.
+PROPAGATED_INPUTS = frozenset(
+    {
+        "propagatedBuildInputs",
+        "propagatedNativeBuildInputs",
+        "depsTargetTargetPropagated",
+        "depsBuildBuildPropagated",
+        "depsBuildTargetPropagated",
+        "depsHostHostPropagated",
+    }
+)
+# Every attribute whose list value is a package's dependencies: stdenv's, Python's, the user environment's.
+INPUT_ATTRIBUTES = frozenset(
+    {
+        "nativeBuildInputs",
+        "buildInputs",
+        "propagatedBuildInputs",
+        "propagatedNativeBuildInputs",
+        "depsBuildBuild",
+        "depsBuildBuildPropagated",
+        "depsBuildTarget",
+        "depsBuildTargetPropagated",
+        "depsHostHost",
+        "depsHostHostPropagated",
+        "depsTargetTarget",
+        "depsTargetTargetPropagated",
+        "checkInputs",
+        "nativeCheckInputs",
+        "installCheckInputs",
+        "nativeInstallCheckInputs",
+        "dependencies",
+        "build-system",
+        "propagatedUserEnvPkgs",
     }
 )
 

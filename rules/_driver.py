@@ -86,29 +86,6 @@ DEV_SHELL_ATTRS = frozenset({"devShells", "devShell", "shellHook"})
 # Attributes of a NixOS / home-manager configuration that set a session-wide environment.
 SYSTEM_ROOTS = frozenset({"environment", "home", "programs"})
 
-BUILD_INPUTS = frozenset(
-    {
-        "nativeBuildInputs",
-        "buildInputs",
-        "propagatedBuildInputs",
-        "propagatedNativeBuildInputs",
-        "depsBuildBuild",
-        "depsBuildBuildPropagated",
-        "depsBuildTarget",
-        "depsBuildTargetPropagated",
-        "depsHostHost",
-        "depsHostHostPropagated",
-        "depsTargetTarget",
-        "depsTargetTargetPropagated",
-        "checkInputs",
-        "nativeCheckInputs",
-        "installCheckInputs",
-        "nativeInstallCheckInputs",
-        "dependencies",
-        "build-system",
-        "propagatedUserEnvPkgs",
-    }
-)
 # Attributes of a package that are not part of what it builds or runs.
 METADATA = frozenset({"version", "name", "pname", "meta", "passthru", "src", "outputs", "system", "drvPath", "majorVersion", "tests"})
 OVERRIDES = frozenset({"override", "overrideAttrs", "overrideDerivation"})

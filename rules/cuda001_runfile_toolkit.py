@@ -75,8 +75,8 @@ RULE = Rule(
 )
 
 METADATA = frozenset({"version", "name", "pname", "majorVersion", "majorMinorVersion", "meta", "passthru", "src"})
-NATIVE_INPUTS = frozenset({"nativeBuildInputs", "propagatedNativeBuildInputs", "depsBuildBuild"})
-HOST_INPUTS = frozenset({"buildInputs", "propagatedBuildInputs"})
+# Inputs where the toolkit serves as the compiler (`depsBuildBuild` too): `cuda_nvcc` replaces it there.
+COMPILER_INPUTS = catalog.NATIVE_INPUTS | {"depsBuildBuild"}
 _OLD_CUDA = re.compile(r'\b(?:cudaOlder|versionOlder\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)\.(\d+)')
 _NEW_CUDA = re.compile(r'\b(?:cudaAtLeast|versionAtLeast\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)\.(\d+)')
 
@@ -109,9 +109,9 @@ def _check_reference(variable: Node, ctx: Context) -> None:
         return
     site = semantic.input_site(root)
     attr = site.attr if site is not None else None
-    if attr in NATIVE_INPUTS:
+    if attr in COMPILER_INPUTS:
         advice = "use `cuda_nvcc` here"
-    elif attr in HOST_INPUTS:
+    elif attr in catalog.HOST_INPUTS:
         advice = "use `cuda_cudart`, `cuda_cccl` and the CUDA libraries the package links (`libcublas`, `libcufft`, ...)"
     else:
         advice = "depend on the split redistributables instead (`cuda_nvcc` to compile, `cuda_cudart`, `cuda_cccl` and the libraries it links)"
@@ -201,9 +201,9 @@ def _cc_fix(ref: CudaRef, ctx: Context) -> Fix | None:
 def _replacement_fix(ref: CudaRef, attr: str | None, site: InputSite | None, ctx: Context) -> Fix | None:
     if attr is None or site is None or ref.output not in {None, "out", "lib", "dev", "bin"}:
         return None
-    if attr in NATIVE_INPUTS:
+    if attr in COMPILER_INPUTS:
         packages = ["cuda_nvcc"]
-    elif attr in HOST_INPUTS:
+    elif attr in catalog.HOST_INPUTS:
         packages = ["cuda_cudart", "cuda_cccl"]
     else:
         return None

@@ -67,10 +67,10 @@ import re
 
 from tree_sitter import Node
 
+from cudalint import catalog
 from cudalint.context import Context
 from cudalint.model import Applicability, Rule, Severity
 from cudalint.rules._driver import (
-    BUILD_INPUTS,
     LD,
     LIBRARY_PATH_FUNCTIONS,
     METADATA,
@@ -198,7 +198,7 @@ def _where_used(ctx: Context, ref: DriverRef, expression: Node, depth: int) -> s
 def _input_use(ctx: Context, expression: Node) -> str | None:
     attrs = ctx.semantic.input_attrs(expression)
     for attr in sorted(attrs):
-        if attr in BUILD_INPUTS:
+        if attr in catalog.INPUT_ATTRIBUTES:
             return f"in `{attr}`"
     if "packages" in attrs and (enclosing_builder(expression) or ("",))[0] == "shell":
         return "in the shell's `packages`"

@@ -72,13 +72,11 @@ RULE = Rule(
     patterns=(b"autoAddCudaCompatRunpath",),
 )
 
-NATIVE_INPUTS = frozenset({"nativeBuildInputs"})
-
 
 @RULE
 def check(binding: Node, ctx: Context) -> None:
     names = attrpath_names(binding.child_by_field_name("attrpath"))
-    if len(names) != 1 or names[0] not in NATIVE_INPUTS or owner_attrset(binding) is None:
+    if len(names) != 1 or names[0] != "nativeBuildInputs" or owner_attrset(binding) is None:
         return
     found = hook_elements(ctx, binding, COMPAT_HOOKS | DRIVER_HOOKS)
     compat = next((e for e in found if e.name in COMPAT_HOOKS), None)

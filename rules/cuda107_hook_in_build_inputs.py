@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import edits
+from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, Rule, Severity
 from cudalint.semantic import InputSite
@@ -69,7 +69,6 @@ RULE = Rule(
 )
 
 HOOKS = DRIVER_HOOKS | COMPAT_HOOKS | ADD_FUNCTIONS
-HOST_INPUTS = frozenset({"buildInputs", "propagatedBuildInputs"})
 
 
 @RULE
@@ -82,11 +81,11 @@ def check(node: Node, ctx: Context) -> None:
         return
     site = ctx.semantic.input_site(node)
     if site is None:
-        through = sorted(ctx.semantic.input_attrs(node) & HOST_INPUTS)
+        through = sorted(ctx.semantic.input_attrs(node) & catalog.HOST_INPUTS)
         if through:
             ctx.report(node, _message(name, through[0]) + " (it reaches them through a variable: move it by hand)")
         return
-    if site.attr not in HOST_INPUTS or unparen(site.element) != node:
+    if site.attr not in catalog.HOST_INPUTS or unparen(site.element) != node:
         return
     ctx.report(node, _message(name, site.attr), fixes=[_move(node, name, site, ctx)])
 

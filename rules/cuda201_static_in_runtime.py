@@ -76,16 +76,6 @@ RULE = Rule(
     patterns=(b"static", b"Static", b".a"),
 )
 
-PROPAGATED = frozenset(
-    {
-        "propagatedBuildInputs",
-        "propagatedNativeBuildInputs",
-        "depsTargetTargetPropagated",
-        "depsBuildBuildPropagated",
-        "depsBuildTargetPropagated",
-        "depsHostHostPropagated",
-    }
-)
 BUILD_ONLY = frozenset({"buildInputs", "nativeBuildInputs", "depsBuildBuild", "checkInputs", "nativeCheckInputs", "nativeInstallCheckInputs"})
 JOINS = frozenset({"symlinkJoin", "buildEnv"})
 PATH_FUNCTIONS = frozenset({"makeLibraryPath", "makeSearchPath", "makeSearchPathOutput", "makeBinPath"})
@@ -124,7 +114,7 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
     semantic = ctx.semantic
     site = semantic.input_site(holder)
     if site is not None:
-        if site.attr in PROPAGATED:
+        if site.attr in catalog.PROPAGATED_INPUTS:
             ctx.report(span, _propagated_message(what, site.attr), fixes=[_move_fix(ctx, site, ref)])
             return
         if site.attr == "paths":
@@ -142,7 +132,7 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
             return
         if site.list_node is not None:
             return  # an element of another list (`buildInputs`, `disallowedRequisites`): fine
-    propagated = sorted(a for a in semantic.input_attrs(holder) if a in PROPAGATED)
+    propagated = sorted(a for a in semantic.input_attrs(holder) if a in catalog.PROPAGATED_INPUTS)
     if propagated:
         ctx.report(span, _propagated_message(what, propagated[0], through_let=True))
         return

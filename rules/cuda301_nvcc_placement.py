@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import edits
+from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, Rule, Severity
 from cudalint.semantic import CudaRef, InputSite
@@ -79,8 +79,6 @@ RULE = Rule(
 NVCC = "cuda_nvcc"
 # The compiler itself; `dev`/`include` are headers (`crt/host_config.h`), legitimately host inputs.
 COMPILER_OUTPUTS = frozenset({None, "out", "bin"})
-HOST_INPUTS = {"buildInputs": "nativeBuildInputs", "propagatedBuildInputs": "propagatedNativeBuildInputs"}
-NATIVE_INPUTS = ("nativeBuildInputs", "propagatedNativeBuildInputs")
 
 
 @RULE
@@ -92,7 +90,7 @@ def check(node: Node, ctx: Context) -> None:
         return
     site = semantic.input_site(root)
     if site is not None:
-        if site.attr not in HOST_INPUTS:
+        if site.attr not in catalog.HOST_INPUTS:
             return
         owner = site.binding.parent.parent if site.binding.parent is not None else None
         if owner is not None and owner.type in ATTRSET_TYPES and _in_native_inputs(ctx, owner):
@@ -101,8 +99,8 @@ def check(node: Node, ctx: Context) -> None:
         return
     # a let-bound list that flows into buildInputs (`deps = [ cuda_nvcc ]; buildInputs = deps;`)
     attrs = semantic.input_attrs(root)
-    host = sorted(a for a in attrs if a in HOST_INPUTS)
-    if not host or any(a in NATIVE_INPUTS for a in attrs) or _native_anywhere(ctx):
+    host = sorted(a for a in attrs if a in catalog.HOST_INPUTS)
+    if not host or any(a in catalog.NATIVE_INPUTS for a in attrs) or _native_anywhere(ctx):
         return
     ctx.report(root, _message(root, host[0], through_let=True))
 
@@ -112,21 +110,21 @@ def _message(root: Node, attr: str, through_let: bool = False) -> str:
     where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
     return (
         f"`{described}` is the CUDA compiler, a build-time tool, but it is in {where}: list it in "
-        f"`{HOST_INPUTS[attr]}` (from `{attr}` it is only on PATH without strictDeps, and it breaks cross-compilation)"
+        f"`{catalog.NATIVE_COUNTERPART[attr]}` (from `{attr}` it is only on PATH without strictDeps, and it breaks cross-compilation)"
     )
 
 
 def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:
-    changes = edits.move_element(ctx.source, ctx.semantic, site, HOST_INPUTS[site.attr])
+    changes = edits.move_element(ctx.source, ctx.semantic, site, catalog.NATIVE_COUNTERPART[site.attr])
     if not changes:
         return None
     applicability = Applicability.SAFE if site.attr == "buildInputs" else Applicability.UNSAFE
-    return Fix(f"Move `{NVCC}` to `{HOST_INPUTS[site.attr]}`", applicability, tuple(changes))
+    return Fix(f"Move `{NVCC}` to `{catalog.NATIVE_COUNTERPART[site.attr]}`", applicability, tuple(changes))
 
 
 def _in_native_inputs(ctx: Context, attrset: Node) -> bool:
     """Whether the derivation's native inputs (also through let-bound lists) name `cuda_nvcc`."""
-    for attr in NATIVE_INPUTS:
+    for attr in sorted(catalog.NATIVE_INPUTS):
         binding = edits.find_binding(attrset, attr)
         value = binding_value(binding) if binding is not None else None
         if value is not None and _mentions_nvcc(ctx, value, set()):
@@ -155,6 +153,6 @@ def _mentions_nvcc(ctx: Context, expression: Node, seen: set[tuple[int, int, str
 def _native_anywhere(ctx: Context) -> bool:
     """For references the rule cannot tie to one derivation: any `cuda_nvcc` native input."""
     for ref in ctx.semantic.cuda_refs():
-        if ref.package == NVCC and any(a in NATIVE_INPUTS for a in ctx.semantic.input_attrs(unparen(ref.node) or ref.node)):
+        if ref.package == NVCC and any(a in catalog.NATIVE_INPUTS for a in ctx.semantic.input_attrs(unparen(ref.node) or ref.node)):
             return True
     return False

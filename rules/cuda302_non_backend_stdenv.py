@@ -110,9 +110,8 @@ RULE = Rule(
 HOOK_DATE = "2023-12-01"
 PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
 JOINS = frozenset({"symlinkJoin", "buildEnv"})
-NVCC_INPUTS = frozenset(
-    {"nativeBuildInputs", "buildInputs", "propagatedBuildInputs", "propagatedNativeBuildInputs", "depsBuildBuild", "build-system"}
-)
+# Inputs through which a derivation gets its nvcc (a Python package's `build-system` too).
+NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "build-system"}
 # Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
 NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
 SWITCH_KINDS = frozenset({"formal", "let", "rec", "inherit-from"})

@@ -81,30 +81,8 @@ RULE = Rule(
     patterns=(b"cudaSupport",),
 )
 
-INPUT_ATTRS = frozenset(
-    {
-        "nativeBuildInputs",
-        "buildInputs",
-        "propagatedBuildInputs",
-        "propagatedNativeBuildInputs",
-        "depsBuildBuild",
-        "depsBuildBuildPropagated",
-        "depsBuildTarget",
-        "depsBuildTargetPropagated",
-        "depsHostHost",
-        "depsHostHostPropagated",
-        "depsTargetTarget",
-        "depsTargetTargetPropagated",
-        "checkInputs",
-        "nativeCheckInputs",
-        "installCheckInputs",
-        "nativeInstallCheckInputs",
-        "dependencies",
-        "build-system",
-        "propagatedUserEnvPkgs",
-        "packages",
-    }
-)
+# A dev shell's `packages` count too: a CUDA package there is as unguarded as in `buildInputs`.
+INPUT_ATTRS = catalog.INPUT_ATTRIBUTES | {"packages"}
 # Hooks that exist for CUDA's sake; `addDriverRunpath` also serves OpenGL/Vulkan packages.
 RUNPATH_HOOKS = frozenset({"autoAddDriverRunpath", "autoAddCudaCompatRunpath", "autoAddOpenGLRunpathHook", "autoAddCudaCompatRunpathHook"})
 SWITCH_KINDS = frozenset({"formal", "let", "rec", "inherit-from"})

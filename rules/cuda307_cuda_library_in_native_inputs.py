@@ -73,7 +73,6 @@ RULE = Rule(
     patterns=(b"nativeBuildInputs", b"NativeBuildInputs"),
 )
 
-NATIVE_TO_HOST = {"nativeBuildInputs": "buildInputs", "propagatedNativeBuildInputs": "propagatedBuildInputs"}
 # Redistributables that ship programs, not libraries, although the name heuristic says library.
 PROGRAMS = frozenset({"cuda_nvprof", "cuda_nvvp", "cuda_sanitizer_api", "cuda_demo_suite", "cuda_documentation", "nsight_compute", "nsight_systems"})
 
@@ -87,10 +86,10 @@ def check(node: Node, ctx: Context) -> None:
         return
     site = semantic.input_site(root)
     if site is not None:
-        if site.attr in NATIVE_TO_HOST:
+        if site.attr in catalog.NATIVE_INPUTS:
             ctx.report(root, _message(root, ref, site.attr), fixes=[_move_fix(ctx, site, ref)])
         return
-    native = sorted(a for a in semantic.input_attrs(root) if a in NATIVE_TO_HOST)
+    native = sorted(a for a in semantic.input_attrs(root) if a in catalog.NATIVE_INPUTS)
     if native:
         ctx.report(root, _message(root, ref, native[0], through_let=True))
 
@@ -107,13 +106,13 @@ def _message(root: Node, ref: CudaRef, attr: str, through_let: bool = False) -> 
     where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
     return (
         f"`{described}` is {kind} for the code being built, but it is in {where}: list it in "
-        f"`{NATIVE_TO_HOST[attr]}` (native inputs are build-machine tools; this is wrong under strictDeps and "
+        f"`{catalog.HOST_COUNTERPART[attr]}` (native inputs are build-machine tools; this is wrong under strictDeps and "
         "cross-compilation). Only tools like `cuda_nvcc` and setup hooks belong there"
     )
 
 
 def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:
-    target = NATIVE_TO_HOST[site.attr]
+    target = catalog.HOST_COUNTERPART[site.attr]
     changes = edits.move_element(ctx.source, ctx.semantic, site, target)
     if not changes:
         return None
