@@ -36,6 +36,8 @@ from cudalint.syntax import (
 CONDITIONAL_FUNCTIONS = frozenset({"optionals", "optional", "optionalString", "optionalAttrs", "mkIf"})
 # Functions through which list elements still end up in the list.
 LIST_PASSTHROUGH_FUNCTIONS = frozenset({"flatten", "concatLists", "unique", "filter"})
+# Functions that turn a list of packages into a search path: `lib.makeLibraryPath [ ... ]`.
+SEARCH_PATH_FUNCTIONS = frozenset({"makeLibraryPath", "makeSearchPath", "makeSearchPathOutput", "makeBinPath"})
 GETTERS = {
     "getDev": "dev",
     "getLib": "lib",
@@ -268,6 +270,36 @@ class Semantic:
                 continue
             return None, None
         return None, None
+
+    def search_path_call(self, node: Node, through_if: bool = True) -> Node | None:
+        """The `lib.makeLibraryPath [ ... ]` call (or another of `SEARCH_PATH_FUNCTIONS`) whose list
+        argument holds `node`, through lists, parentheses, `++`, `lib.optionals c` and (unless
+        `through_if` is false) the branches of an `if`."""
+        child, parent = node, node.parent
+        while parent is not None:
+            kind = parent.type
+            if kind == "apply_expression":
+                call = _outer_call(parent)
+                function, arguments = flatten_apply(call)
+                if not arguments or not _contains(arguments[-1], child):
+                    return None
+                name = last_name(function)
+                if name in SEARCH_PATH_FUNCTIONS:
+                    return call
+                if name not in CONDITIONAL_FUNCTIONS:
+                    return None
+                child, parent = call, call.parent
+                continue
+            if kind == "binary_expression":
+                if parent.child_by_field_name("operator").type != "++":
+                    return None
+            elif kind == "if_expression":
+                if not through_if or parent.child_by_field_name("condition") == child:
+                    return None
+            elif kind not in {"list_expression", "parenthesized_expression"}:
+                return None
+            child, parent = parent, parent.parent
+        return None
 
     # ----- conditions and calls -----------------------------------------------------------
 

@@ -23,7 +23,7 @@ from tree_sitter import Node
 from cudalint import edits
 from cudalint.context import Context
 from cudalint.model import Edit
-from cudalint.semantic import GETTERS, Semantic
+from cudalint.semantic import GETTERS, SEARCH_PATH_FUNCTIONS, Semantic
 from cudalint.shell import MASK, ShellText
 from cudalint.syntax import (
     STRING_TYPES,
@@ -89,7 +89,6 @@ SYSTEM_ROOTS = frozenset({"environment", "home", "programs"})
 # Attributes of a package that are not part of what it builds or runs.
 METADATA = frozenset({"version", "name", "pname", "meta", "passthru", "src", "outputs", "system", "drvPath", "majorVersion", "tests"})
 OVERRIDES = frozenset({"override", "overrideAttrs", "overrideDerivation"})
-LIBRARY_PATH_FUNCTIONS = frozenset({"makeLibraryPath", "makeSearchPath", "makeSearchPathOutput"})
 
 _DRIVER_NAME = re.compile(r"^nvidia_x11(_[A-Za-z0-9_]+)?$")
 _DRIVER_SETS = re.compile(r"^(linuxPackages\w*|kernelPackages|pkgs|final|prev|self|super|nixpkgs)$")
@@ -299,7 +298,7 @@ def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -
                 found = driver_ref(semantic, select)
                 return {DRIVER} if found is not None else ({CUDA} if semantic.cuda_ref(select) is not None else {OTHER})
             return classify_expression(semantic, select.child_by_field_name("expression"), depth + 1)
-        if arguments and (name in LIBRARY_PATH_FUNCTIONS or name in {"concatStringsSep", "concatMapStringsSep", "makeBinPath"}):
+        if arguments and (name in SEARCH_PATH_FUNCTIONS or name in {"concatStringsSep", "concatMapStringsSep"}):
             return classify_expression(semantic, arguments[-1], depth + 1)
         if driver_ref(semantic, function) is not None:
             return {DRIVER}  # `nvidiaPackages.mkDriver { ... }`

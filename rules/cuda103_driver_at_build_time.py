@@ -72,7 +72,6 @@ from cudalint.context import Context
 from cudalint.model import Applicability, Rule, Severity
 from cudalint.rules._driver import (
     LD,
-    LIBRARY_PATH_FUNCTIONS,
     METADATA,
     OVERRIDES,
     DriverRef,
@@ -82,7 +81,7 @@ from cudalint.rules._driver import (
     overrides_match_host,
     placement,
 )
-from cudalint.semantic import CONDITIONAL_FUNCTIONS
+from cudalint.semantic import SEARCH_PATH_FUNCTIONS
 from cudalint.syntax import (
     STRING_TYPES,
     attrpath_names,
@@ -90,7 +89,6 @@ from cudalint.syntax import (
     dotted_name,
     flatten_apply,
     last_name,
-    outermost_apply,
     text,
 )
 
@@ -106,6 +104,8 @@ RULE = Rule(
 
 _LD_WORD = re.compile(rb"(?<![A-Za-z0-9_])LD_LIBRARY_PATH\b")
 _NOT_BUILT = frozenset({"meta", "passthru"})
+# Search-path builders that count here: library paths (`makeBinPath` is not one).
+_LIBRARY_PATH_FUNCTIONS = SEARCH_PATH_FUNCTIONS - {"makeBinPath"}
 
 
 @RULE
@@ -172,7 +172,9 @@ def _where_used(ctx: Context, ref: DriverRef, expression: Node, depth: int) -> s
     found = _input_use(ctx, expression)
     if found is not None:
         return found
-    library_path = _library_path_call(expression)
+    library_path = semantic.search_path_call(expression)
+    if library_path is not None and last_name(flatten_apply(library_path)[0]) not in _LIBRARY_PATH_FUNCTIONS:
+        library_path = None
     holder = library_path or expression
     if library_path is not None and _feeds_build(ctx, ref, library_path):
         return f"in `{last_name(flatten_apply(library_path)[0])}`"
@@ -202,36 +204,6 @@ def _input_use(ctx: Context, expression: Node) -> str | None:
             return f"in `{attr}`"
     if "packages" in attrs and (enclosing_builder(expression) or ("",))[0] == "shell":
         return "in the shell's `packages`"
-    return None
-
-
-def _library_path_call(expression: Node) -> Node | None:
-    """The `lib.makeLibraryPath [ ... ]` call whose list holds `expression`."""
-    child, parent = expression, expression.parent
-    while parent is not None:
-        kind = parent.type
-        if kind in {"list_expression", "parenthesized_expression"}:
-            pass
-        elif kind == "binary_expression" and parent.child_by_field_name("operator").type == "++":
-            pass
-        elif kind == "if_expression" and parent.child_by_field_name("condition") != child:
-            pass
-        elif kind == "apply_expression":
-            call = outermost_apply(parent)
-            function, arguments = flatten_apply(call)
-            name = last_name(function)
-            inside = bool(arguments) and arguments[-1].start_byte <= child.start_byte and child.end_byte <= arguments[-1].end_byte
-            if not inside:
-                return None
-            if name in LIBRARY_PATH_FUNCTIONS:
-                return call
-            if name not in CONDITIONAL_FUNCTIONS:
-                return None
-            child, parent = call, call.parent
-            continue
-        else:
-            return None
-        child, parent = parent, parent.parent
     return None
 
 

@@ -63,8 +63,8 @@ from tree_sitter import Node
 from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, Rule, Severity
-from cudalint.semantic import CONDITIONAL_FUNCTIONS, Call, CudaRef, InputSite
-from cudalint.syntax import binding_value, flatten_apply, last_name, outermost_apply, text
+from cudalint.semantic import Call, CudaRef, InputSite
+from cudalint.syntax import binding_value, flatten_apply, last_name, text
 
 RULE = Rule(
     code="CUDA201",
@@ -78,7 +78,6 @@ RULE = Rule(
 
 BUILD_ONLY = frozenset({"buildInputs", "nativeBuildInputs", "depsBuildBuild", "checkInputs", "nativeCheckInputs", "nativeInstallCheckInputs"})
 JOINS = frozenset({"symlinkJoin", "buildEnv"})
-PATH_FUNCTIONS = frozenset({"makeLibraryPath", "makeSearchPath", "makeSearchPathOutput", "makeBinPath"})
 WRAPPER_ARGS = re.compile(r"[wW]rapperArgs$|^makeWrapperArgs$")
 WRAPPER_COMMAND = re.compile(rb"\b(?:makeWrapper|makeBinaryWrapper|makeShellWrapper|wrapProgram|wrapProgramShell|wrapProgramBinary)\b")
 # the text right after `${x}`: a path ending in a static archive
@@ -136,8 +135,9 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
     if propagated:
         ctx.report(span, _propagated_message(what, propagated[0], through_let=True))
         return
-    function = _path_function(holder)
-    if function is not None:
+    call = semantic.search_path_call(holder, through_if=False)  # this rule never looked into `if` branches
+    if call is not None:
+        function = last_name(flatten_apply(call)[0])
         ctx.report(
             span,
             f"{what} in `lib.{function}`: the resulting path keeps it in the runtime closure although nothing loads "
@@ -198,32 +198,6 @@ def _build_only(ctx: Context, call: Call) -> bool:
         if site is None or site.attr not in BUILD_ONLY:
             return False
     return True
-
-
-def _path_function(node: Node) -> str | None:
-    """`lib.makeLibraryPath [ ... ]` (or another search-path builder) whose list holds `node`."""
-    child, parent = node, node.parent
-    while parent is not None:
-        kind = parent.type
-        if kind in {"list_expression", "parenthesized_expression"}:
-            pass
-        elif kind == "binary_expression" and parent.child_by_field_name("operator").type == "++":
-            pass
-        elif kind == "apply_expression":
-            call = outermost_apply(parent)
-            function, arguments = flatten_apply(call)
-            name = last_name(function)
-            inside_last = bool(arguments) and arguments[-1].start_byte <= child.start_byte and child.end_byte <= arguments[-1].end_byte
-            if name in PATH_FUNCTIONS and inside_last:
-                return name
-            if name in CONDITIONAL_FUNCTIONS and inside_last:
-                child, parent = call, call.parent
-                continue
-            return None
-        else:
-            return None
-        child, parent = parent, parent.parent
-    return None
 
 
 def _in_wrapper_command(ctx: Context, interpolation: Node) -> bool:
