@@ -232,19 +232,26 @@ def overrides_match_host(arguments: list[Node | None]) -> bool:
     return any(a is not None and _HOST_MATCH.search(text(a)) for a in arguments)
 
 
-def host_matched(semantic: Semantic, ref: DriverRef) -> bool:
-    """Whether the driver reference is overridden to match the host's driver (nixGL)."""
-    if ref.via_let:
-        return False
+def driver_override_chain(ref: DriverRef) -> tuple[Node, list[Node]]:
+    """The whole `x.override { }` / `.overrideAttrs (...)` expression around a driver reference
+    (which may itself end in `.override`), and the override arguments."""
     node = ref.node
-    arguments: list[Node | None] = []
+    arguments: list[Node] = []
     if ref.rest and ref.rest[-1] in OVERRIDES:
         call = node.parent
         if call is not None and call.type == "apply_expression" and call.child_by_field_name("function") == node:
             arguments.append(call.child_by_field_name("argument"))
             node = call
-    _, more = override_chain(node)
-    return overrides_match_host([*arguments, *more])
+    top, more = override_chain(node)
+    return top, arguments + more
+
+
+def host_matched(semantic: Semantic, ref: DriverRef) -> bool:
+    """Whether the driver reference is overridden to match the host's driver (nixGL)."""
+    if ref.via_let:
+        return False
+    _, arguments = driver_override_chain(ref)
+    return overrides_match_host(arguments)
 
 
 def is_driver_link(node: Node | None) -> bool:

@@ -73,11 +73,10 @@ from cudalint.model import Applicability, Rule, Severity
 from cudalint.rules._driver import (
     LD,
     METADATA,
-    OVERRIDES,
     DriverRef,
+    driver_override_chain,
     driver_ref,
     enclosing_builder,
-    override_chain,
     overrides_match_host,
     placement,
 )
@@ -117,7 +116,7 @@ def check(node: Node, ctx: Context) -> None:
         return  # not the driver, or a variable whose definition is reported
     if ref.rest[:1] and ref.rest[0] in METADATA:
         return
-    expression, arguments = _chain(ref)
+    expression, arguments = driver_override_chain(ref)
     if overrides_match_host(arguments) or (dotted_name(root) or "").endswith(".mkDriver"):
         return  # nixGL-style: the driver rebuilt as the host's release (or `nvidiaPackages.mkDriver { version = ...; }`)
     where = _where_used(ctx, ref, expression, 0)
@@ -150,20 +149,6 @@ def check(node: Node, ctx: Context) -> None:
             "RUNPATH (`autoAddDriverRunpath`, `${addDriverRunpath.driverLink}/lib`)"
         )
     ctx.report(root, f"`{text(root)}` is the NVIDIA driver package {where}: that {tie}. {advice}")
-
-
-def _chain(ref: DriverRef) -> tuple[Node, list[Node]]:
-    """The whole `x.override { }` / `.overrideAttrs (...)` expression around a driver reference,
-    and the override arguments."""
-    node = ref.node
-    arguments: list[Node] = []
-    if ref.rest and ref.rest[-1] in OVERRIDES:
-        call = node.parent
-        if call is not None and call.type == "apply_expression" and call.child_by_field_name("function") == node:
-            arguments.append(call.child_by_field_name("argument"))
-            node = call
-    top, more = override_chain(node)
-    return top, arguments + more
 
 
 def _where_used(ctx: Context, ref: DriverRef, expression: Node, depth: int) -> str | None:
