@@ -27,20 +27,30 @@ def replace(node: Node, content: str) -> Edit:
     return Edit(node.start_byte, node.end_byte, content)
 
 
+def _alone_on_lines(source: SourceFile, start: int, end: int) -> bool:
+    """Nothing but white space shares the lines of the span `start`..`end`."""
+    line_start = source.line_start(source.line_of(start))
+    line_end = source.line_end(source.line_of(end))
+    return not source.data[line_start:start].strip() and not source.data[end:line_end].strip()
+
+
 def _is_own_line(source: SourceFile, node: Node) -> bool:
-    line_start = source.line_start(source.line_of(node.start_byte))
-    line_end = source.line_end(source.line_of(node.end_byte))
-    return not source.data[line_start : node.start_byte].strip() and not source.data[node.end_byte : line_end].strip()
+    return _alone_on_lines(source, node.start_byte, node.end_byte)
 
 
 def delete_element(source: SourceFile, element: Node) -> Edit:
     """Delete a list element (or a formal, a binding) with the white space that belonged to it."""
-    if _is_own_line(source, element):
-        first = source.line_of(element.start_byte)
-        last = source.line_of(element.end_byte)
-        end = source.line_start(last + 1) if last + 1 < source.line_count else source.line_end(last)
-        return Edit(source.line_start(first), end, "")
-    start, end = element.start_byte, element.end_byte
+    return delete_span(source, element.start_byte, element.end_byte)
+
+
+def delete_span(source: SourceFile, start: int, end: int) -> Edit:
+    """Delete the bytes `start`..`end` with the white space that belonged to them: their whole
+    lines when nothing else is on them, else the blanks that follow (or, if none, those before)."""
+    if _alone_on_lines(source, start, end):
+        first = source.line_of(start)
+        last = source.line_of(end)
+        stop = source.line_start(last + 1) if last + 1 < source.line_count else source.line_end(last)
+        return Edit(source.line_start(first), stop, "")
     data = source.data
     if end < len(data) and data[end : end + 1] in (b" ", b"\t"):
         while end < len(data) and data[end : end + 1] in (b" ", b"\t"):

@@ -293,25 +293,9 @@ def _list_form(string: Node, ctx: Context) -> bool:
         return True
     classes = classify_expression(ctx.semantic, elements[value])
     if classes & {CUDA, DRIVER}:
-        removal = _delete_elements(ctx, elements[position - 1], elements[value])
-        _report(ctx, (elements[position - 1].start_byte, elements[value].end_byte), string, f"`\"{flag.decode()}\" \"LD_LIBRARY_PATH\"`", classes, [removal])
+        span = (elements[position - 1].start_byte, elements[value].end_byte)
+        _report(ctx, span, string, f"`\"{flag.decode()}\" \"LD_LIBRARY_PATH\"`", classes, [edits.delete_span(ctx.source, *span)])
     return True
-
-
-def _delete_elements(ctx: Context, first: Node, last: Node) -> Edit:
-    source, data = ctx.source, ctx.source.data
-    first_line, last_line = source.line_of(first.start_byte), source.line_of(last.end_byte)
-    if not data[source.line_start(first_line) : first.start_byte].strip() and not data[last.end_byte : source.line_end(last_line)].strip():
-        end = source.line_start(last_line + 1) if last_line + 1 < source.line_count else source.line_end(last_line)
-        return Edit(source.line_start(first_line), end, "")
-    start, end = first.start_byte, last.end_byte
-    if end < len(data) and data[end : end + 1] in (b" ", b"\t"):
-        while end < len(data) and data[end : end + 1] in (b" ", b"\t"):
-            end += 1
-    else:
-        while start > 0 and data[start - 1 : start] in (b" ", b"\t"):
-            start -= 1
-    return Edit(start, end, "")
 
 
 # ----- reporting and the fix --------------------------------------------------------------------
