@@ -242,9 +242,12 @@ class Semantic:
             return frozenset({site.attr})
         if depth >= 3:
             return frozenset()
-        name, let_node = self._let_binding_holding(node)
-        if name is None or let_node is None:
+        binding = self.let_binding_holding(node)
+        if binding is None:
             return frozenset()
+        name = attrpath_names(binding.child_by_field_name("attrpath"))[0]
+        let_node = binding.parent.parent if binding.parent is not None else None
+        assert name is not None and let_node is not None
         found: set[str] = set()
         body = let_node.child_by_field_name("body")
         search = [body] + [binding_value(b) for b in bindings_of(let_node) if b.type == "binding"]
@@ -255,21 +258,21 @@ class Semantic:
                 found |= self.input_attrs(use, depth + 1)
         return frozenset(found)
 
-    def _let_binding_holding(self, node: Node) -> tuple[str | None, Node | None]:
-        """If `node` sits (through list syntax) in a let binding `name = ...;`, that name and let."""
+    def let_binding_holding(self, node: Node) -> Node | None:
+        """The `let` binding `name = ...;` (one plain name) whose value holds `node` through
+        list-building syntax (lists, `++`, `with`, `if`, calls such as `lib.optionals c`)."""
         child, parent = node, node.parent
         while parent is not None:
             if parent.type == "binding":
                 owner = parent.parent.parent if parent.parent is not None else None
                 names = attrpath_names(parent.child_by_field_name("attrpath"))
-                if owner is not None and owner.type == "let_expression" and len(names) == 1 and binding_value(parent) == child:
-                    return names[0], owner
-                return None, None
-            if parent.type in {"list_expression", "parenthesized_expression", "with_expression", "binary_expression", "if_expression", "apply_expression"}:
-                child, parent = parent, parent.parent
-                continue
-            return None, None
-        return None, None
+                if owner is not None and owner.type == "let_expression" and len(names) == 1 and names[0] is not None and binding_value(parent) == child:
+                    return parent
+                return None
+            if parent.type not in {"list_expression", "parenthesized_expression", "with_expression", "binary_expression", "if_expression", "apply_expression"}:
+                return None
+            child, parent = parent, parent.parent
+        return None
 
     def search_path_call(self, node: Node, through_if: bool = True) -> Node | None:
         """The `lib.makeLibraryPath [ ... ]` call (or another of `SEARCH_PATH_FUNCTIONS`) whose list

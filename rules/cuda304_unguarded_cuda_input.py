@@ -63,7 +63,6 @@ from cudalint.model import Applicability, Edit, Fix, Rule, Severity
 from cudalint.semantic import InputSite
 from cudalint.syntax import (
     attrpath_names,
-    binding_value,
     descendants,
     flatten_apply,
     last_name,
@@ -139,7 +138,7 @@ def _unguarded_site(node: Node, ctx: Context, is_hook: bool, depth: int) -> tupl
         return (site, depth == 0) if site.attr in INPUT_ATTRS else None
     if depth >= _MAX_DEPTH:
         return None
-    binding = _let_binding_holding(node)
+    binding = ctx.semantic.let_binding_holding(node)
     if binding is None:
         return None
     name = attrpath_names(binding.child_by_field_name("attrpath"))[0]
@@ -168,22 +167,6 @@ def _mentions_switch(condition: Node, ctx: Context) -> bool:
             if default is not None and _SWITCH.search(text(default)):
                 return True
     return False
-
-
-def _let_binding_holding(node: Node) -> Node | None:
-    """The `let` binding `name = ...;` whose value holds `node` through list-building syntax."""
-    child, parent = node, node.parent
-    while parent is not None:
-        if parent.type == "binding":
-            owner = parent.parent.parent if parent.parent is not None else None
-            names = attrpath_names(parent.child_by_field_name("attrpath"))
-            if owner is not None and owner.type == "let_expression" and len(names) == 1 and names[0] is not None and binding_value(parent) == child:
-                return parent
-            return None
-        if parent.type not in {"list_expression", "parenthesized_expression", "with_expression", "binary_expression", "if_expression", "apply_expression"}:
-            return None
-        child, parent = parent, parent.parent
-    return None
 
 
 # ----- the fix -----------------------------------------------------------------------------------
