@@ -18,6 +18,7 @@ from cudalint.syntax import (
     flatten_apply,
     last_name,
     node_key,
+    outermost_apply,
     text,
     unparen,
 )
@@ -342,9 +343,7 @@ def _guard_prefix(source: SourceFile, list_node: Node, binding: Node) -> tuple[b
         elif kind == "binary_expression" and parent.child_by_field_name("operator").type == "++":
             sole_open = False
         elif kind == "apply_expression":
-            outer = parent
-            while outer.parent is not None and outer.parent.type == "apply_expression" and outer.parent.child_by_field_name("function") == outer:
-                outer = outer.parent
+            outer = outermost_apply(parent)
             function, arguments = flatten_apply(outer)
             name = last_name(function)
             if name != "optionals" or len(arguments) != 2 or not (arguments[-1].start_byte <= child.start_byte and child.end_byte <= arguments[-1].end_byte) or prefix is not None:

@@ -27,6 +27,7 @@ from cudalint.syntax import (
     identifier_name,
     last_name,
     node_key,
+    outermost_apply,
     string_literal,
     text,
     unparen,
@@ -153,7 +154,7 @@ class Semantic:
         while parent is not None and parent.type == "parenthesized_expression":
             parent = parent.parent
         if parent is not None and parent.type == "apply_expression":
-            function, _ = flatten_apply(_outer_call(parent))
+            function, _ = flatten_apply(outermost_apply(parent))
             direct_call = last_name(function)
         shell = ShellText(string, self.source) if is_shell_string(string, self.binding_path(string), direct_call) else None
         self._shell_cache[key] = shell
@@ -221,7 +222,7 @@ class Semantic:
                 if parent.child_by_field_name("condition") == child:
                     return None
             elif kind == "apply_expression":
-                outer = _outer_call(parent)
+                outer = outermost_apply(parent)
                 function, arguments = flatten_apply(outer)
                 name = last_name(function)
                 if not arguments or not _contains(arguments[-1], child) or name not in (CONDITIONAL_FUNCTIONS | LIST_PASSTHROUGH_FUNCTIONS):
@@ -282,7 +283,7 @@ class Semantic:
         while parent is not None:
             kind = parent.type
             if kind == "apply_expression":
-                call = _outer_call(parent)
+                call = outermost_apply(parent)
                 function, arguments = flatten_apply(call)
                 if not arguments or not _contains(arguments[-1], child):
                     return None
@@ -318,7 +319,7 @@ class Semantic:
                 elif parent.child_by_field_name("alternative") == child and condition is not None:
                     result.append(Guard(condition, False))
             elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
-                function, arguments = flatten_apply(_outer_call(parent))
+                function, arguments = flatten_apply(outermost_apply(parent))
                 if last_name(function) in CONDITIONAL_FUNCTIONS and len(arguments) >= 2 and _contains(arguments[-1], child):
                     result.append(Guard(arguments[0], True))
             child, parent = parent, parent.parent
@@ -337,7 +338,7 @@ class Semantic:
                 while parent is not None and parent.type == "parenthesized_expression":
                     holder, parent = parent, parent.parent
             if parent is not None and parent.type == "apply_expression" and parent.child_by_field_name("argument") == holder:
-                call = _outer_call(parent)
+                call = outermost_apply(parent)
                 function, _ = flatten_apply(call)
                 name = last_name(function)
                 if name is not None:
@@ -563,7 +564,7 @@ class Semantic:
             elif parent.type == "parenthesized_expression":
                 current = parent
             elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == current:
-                call = _outer_call(parent)
+                call = outermost_apply(parent)
                 function, arguments = flatten_apply(call)
                 if last_name(function) in GETTERS and arguments and arguments[-1] == current:
                     current = call
@@ -587,12 +588,6 @@ class Semantic:
             if ref is not None:
                 seen.add(key)
                 yield ref
-
-
-def _outer_call(apply: Node) -> Node:
-    while apply.parent is not None and apply.parent.type == "apply_expression" and apply.parent.child_by_field_name("function") == apply:
-        apply = apply.parent
-    return apply
 
 
 def _contains(outer: Node | None, inner: Node) -> bool:

@@ -70,7 +70,7 @@ from cudalint import edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
 from cudalint.shell import ShellText
-from cudalint.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, unparen
+from cudalint.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, outermost_apply, unparen
 
 from cudalint.rules._runpath_hooks import (
     ADD_FUNCTIONS,
@@ -454,9 +454,7 @@ def _remove_piece(source, string: Node, binding: Node, phase: str) -> tuple[Edit
             piece = parent
             continue
         if parent.type == "apply_expression" and parent.child_by_field_name("argument") == piece:
-            outer = parent
-            while outer.parent is not None and outer.parent.type == "apply_expression" and outer.parent.child_by_field_name("function") == outer:
-                outer = outer.parent
+            outer = outermost_apply(parent)
             function, arguments = flatten_apply(outer)
             if last_name(function) in {"optionalString", "optionalDrvAttr"} and arguments and arguments[-1] == piece:
                 piece = outer
