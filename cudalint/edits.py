@@ -241,7 +241,7 @@ def enclosing_derivation_attrset(semantic: Semantic, node: Node) -> Node | None:
 
 def is_bound(semantic: Semantic, node: Node, name: str) -> bool:
     """Whether `name` is bound lexically where `node` is (so a fix may write it bare)."""
-    return semantic.resolve_name(name, node).kind in {"let", "rec", "formal", "inherit-from"}
+    return semantic.resolve_name(name, node).lexical
 
 
 def package_reference(source: SourceFile, semantic: Semantic, ref: CudaRef, package: str) -> tuple[str, list[Edit]]:
@@ -291,7 +291,7 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
         if base is not None and len(names) == 1 and semantic.package_set_name(base) is None and dotted_name(base) is not None:
             return f"{text(like.child_by_field_name('expression'))}.{name}", []
     binding = semantic.resolve_name(name, at)
-    if binding.kind in {"let", "rec", "formal", "inherit-from"}:
+    if binding.lexical:
         return name, []
     if binding.kind == "with" and any(_is_nixpkgs(semantic, w) for w in binding.withs):
         return name, []
@@ -303,7 +303,7 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
         if found.kind == "free" or (found.kind == "with" and any(_is_nixpkgs(semantic, w) for w in found.withs)):
             return name, []
         like_is_formal = found.kind == "formal" and found.node is not None and formals is not None and found.node.parent == formals
-    if not like_is_formal and semantic.resolve_name("pkgs", at).kind in {"let", "rec", "formal", "inherit-from"}:
+    if not like_is_formal and semantic.resolve_name("pkgs", at).lexical:
         return f"pkgs.{name}", []
     if function is None:
         return name, []  # a fragment without arguments: names are free as everywhere else in it

@@ -49,6 +49,8 @@ GETTERS = {
     "getExe": "bin",
     "getMan": "man",
 }
+# `NameBinding` kinds that bind a name lexically, so that a fix may write it bare.
+LEXICAL_KINDS = frozenset({"let", "rec", "formal", "inherit-from"})
 _MAX_RESOLVE_DEPTH = 8
 
 
@@ -67,6 +69,11 @@ class NameBinding:
     value: Node | None = None
     source: Node | None = None
     withs: tuple[Node, ...] = ()
+
+    @property
+    def lexical(self) -> bool:
+        """Bound by this file's syntax (`let`, `rec`, a formal, `inherit (x)`), not by `with` or nothing."""
+        return self.kind in LEXICAL_KINDS
 
 
 @dataclass(frozen=True)

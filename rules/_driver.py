@@ -469,11 +469,11 @@ def spell_toplevel(ctx: Context, at: Node, name: str) -> tuple[str, list[Edit]] 
     arguments are not packages). None when none of these is sure to resolve."""
     semantic = ctx.semantic
     binding = semantic.resolve_name(name, at)
-    if binding.kind in {"let", "rec", "formal", "inherit-from"}:
+    if binding.lexical:
         return name, []
     if binding.kind == "with" and any(_is_package_set(w) for w in binding.withs):
         return name, []
-    if semantic.resolve_name("pkgs", at).kind in {"let", "rec", "formal", "inherit-from"}:
+    if semantic.resolve_name("pkgs", at).lexical:
         return f"pkgs.{name}", []
     function = semantic.top_function()
     formals = function.child_by_field_name("formals") if function is not None else None

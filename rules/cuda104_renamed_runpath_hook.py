@@ -86,7 +86,6 @@ NEW_NAMES_SINCE = "2024-05-22"  # 24.05: the first release with all the new name
 THROWS_SINCE = {"addOpenGLRunpath": "2024-11-17", "autoAddOpenGLRunpathHook": "2024-11-17", "autoAddCudaCompatRunpathHook": "2024-03-20"}
 NIXPKGS_NAMES = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs", "pkgs'"})
 _SHELL_OLD = re.compile(rb"(?<![\w./@-])(addOpenGLRunpath|autoAddOpenGLRunpathHook|autoAddCudaCompatRunpathHook|dontUseAutoAddOpenGLRunpath)(?!\w)")
-_BIND_KINDS = frozenset({"let", "rec", "formal", "inherit-from"})
 
 
 @RULE
@@ -222,7 +221,7 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
         new = RENAMED[old]
         if statement.type == "inherit":
             binding = ctx.semantic.resolve_name(old, statement)
-            if binding.kind == "formal" or (binding.kind in _BIND_KINDS and binding.node is not None and node_key(binding.node) != node_key(statement)):
+            if binding.kind == "formal" or (binding.lexical and binding.node is not None and node_key(binding.node) != node_key(statement)):
                 continue  # the name comes from a binding of this file: reported (and renamed) there
             message, severity = _message(old, ctx, f"`{old}`", f"inherit `{new}`")
             ctx.report(attr, message, severity=severity)

@@ -114,8 +114,6 @@ JOINS = frozenset({"symlinkJoin", "buildEnv"})
 NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "build-system"}
 # Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
 NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
-SWITCH_KINDS = frozenset({"formal", "let", "rec", "inherit-from"})
-LEXICAL = frozenset({"formal", "let", "rec", "inherit-from"})
 _HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN")
 _MAX_DEPTH = 4
 
@@ -378,7 +376,7 @@ def _fix(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node
         return None
     backend, formal_edits = spelled
     stdenv_text = source.slice(*stdenv_span)
-    optional = semantic.resolve_name("cudaSupport", call).kind in SWITCH_KINDS
+    optional = semantic.resolve_name("cudaSupport", call).lexical
     if not optional or semantic.resolve_name("effectiveStdenv", call).kind != "free":
         changes = [Edit(stdenv_span[0], stdenv_span[1], backend), *formal_edits]
         return Fix(f"Build with `{backend}`", Applicability.UNSAFE, tuple(edits.merge_edits(changes)))
@@ -420,18 +418,18 @@ def _append_let_binding(let: Node, definition: str, ctx: Context) -> Edit:
 def _backend_spelling(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node]], ctx: Context) -> tuple[str, list[Edit]] | None:
     """How to write `cudaPackages.backendStdenv` at the call, and edits that make it resolve."""
     semantic = ctx.semantic
-    if semantic.resolve_name("cudaPackages", call).kind in LEXICAL:
+    if semantic.resolve_name("cudaPackages", call).lexical:
         return "cudaPackages.backendStdenv", []
-    if semantic.resolve_name("backendStdenv", call).kind in LEXICAL:
+    if semantic.resolve_name("backendStdenv", call).lexical:
         return "backendStdenv", []
     for _, node in sources:
         ref = semantic.cuda_ref(node)
-        if ref is not None and ref.set_name is not None and semantic.resolve_name(ref.set_name, call).kind in LEXICAL:
+        if ref is not None and ref.set_name is not None and semantic.resolve_name(ref.set_name, call).lexical:
             return f"{ref.set_name}.backendStdenv", []
     stdenv_text = ctx.source.slice(*stdenv_span)
     if stdenv_text.endswith(".stdenv"):
         return stdenv_text[: -len("stdenv")] + "cudaPackages.backendStdenv", []
-    if semantic.resolve_name("pkgs", call).kind in LEXICAL:
+    if semantic.resolve_name("pkgs", call).lexical:
         return "pkgs.cudaPackages.backendStdenv", []
     if semantic.resolve_name("cudaPackages", call).kind == "with":
         return "cudaPackages.backendStdenv", []

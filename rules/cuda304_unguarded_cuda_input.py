@@ -84,7 +84,6 @@ RULE = Rule(
 INPUT_ATTRS = catalog.INPUT_ATTRIBUTES | {"packages"}
 # Hooks that exist for CUDA's sake; `addDriverRunpath` also serves OpenGL/Vulkan packages.
 RUNPATH_HOOKS = frozenset({"autoAddDriverRunpath", "autoAddCudaCompatRunpath", "autoAddOpenGLRunpathHook", "autoAddCudaCompatRunpathHook"})
-SWITCH_KINDS = frozenset({"formal", "let", "rec", "inherit-from"})
 _SWITCH = re.compile(r"\bcudaSupport\b")
 _SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?[Cc]uda$")
 _MAX_DEPTH = 3
@@ -97,7 +96,7 @@ def check(variable: Node, ctx: Context) -> None:
     what = _cuda_input(root, ctx)
     if what is None:
         return
-    if semantic.resolve_name("cudaSupport", root).kind not in SWITCH_KINDS:
+    if not semantic.resolve_name("cudaSupport", root).lexical:
         return
     is_hook = what in RUNPATH_HOOKS
     found = _unguarded_site(root, ctx, is_hook, 0)
@@ -186,7 +185,7 @@ def _guard_fix(root: Node, site: InputSite, ctx: Context) -> Fix | None:
         guard = "pkgs.lib.optionals cudaSupport"
     else:
         return None
-    if semantic.resolve_name("cudaSupport", listing).kind not in SWITCH_KINDS:
+    if not semantic.resolve_name("cudaSupport", listing).lexical:
         return None
     element = site.element
     item = text(element)
