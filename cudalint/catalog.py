@@ -2,7 +2,8 @@
 
 Naming facts only: which names denote CUDA package sets, the runfile toolkit, CUDA packages, and
 what role a package plays (a tool for nativeBuildInputs, a library or headers for buildInputs, a
-setup hook), and which derivation attributes list inputs. The per-release reference set replaces the name heuristics where it knows better.
+setup hook); which derivation attributes list inputs; the names of nixpkgs' package set, joins and
+overrides. The per-release reference set replaces the name heuristics where it knows better.
 """
 
 from __future__ import annotations
@@ -126,6 +127,16 @@ INPUT_ATTRIBUTES = frozenset(
         "propagatedUserEnvPkgs",
     }
 )
+
+
+# ----- nixpkgs functions and package sets -----------------------------------------------------------
+
+# Names under which code reaches the whole nixpkgs package set (`with pkgs;`, overlays' `final`/`prev`).
+NIXPKGS_NAMES = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs", "pkgs'"})
+# Builders that join packages into one tree of symlinks: what their `paths` hold ships with it.
+JOIN_BUILDERS = frozenset({"symlinkJoin", "buildEnv"})
+# Functions that make a package from another by overriding its arguments or attributes.
+OVERRIDE_FUNCTIONS = frozenset({"override", "overrideAttrs", "overrideDerivation", "overridePythonAttrs"})
 
 
 def is_package_set_name(name: str | None) -> bool:

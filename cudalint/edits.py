@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from cudalint import catalog
 from cudalint.model import Edit
 from cudalint.semantic import CudaRef, InputSite, NameBinding, Semantic
 from cudalint.source import SourceFile
@@ -272,10 +273,6 @@ def is_attrset(node: Node | None) -> bool:
     return node is not None and node.type in ATTRSET_TYPES
 
 
-# `with X;` environments that are (very likely) the whole nixpkgs package set.
-_NIXPKGS_NAMES = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs", "pkgs'"})
-
-
 def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: str, like: Node | None = None) -> tuple[str, list[Edit]] | None:
     """How to write the top-level nixpkgs attribute `name` (e.g. `autoAddDriverRunpath`) at `at`,
     and edits that make it resolvable (a formal added to the file's function).
@@ -319,7 +316,7 @@ def _is_nixpkgs(semantic: Semantic, environment: Node) -> bool:
         return False
     if environment.type == "apply_expression":
         return "import" in text(environment)
-    return last_name(environment) in _NIXPKGS_NAMES
+    return last_name(environment) in catalog.NIXPKGS_NAMES
 
 
 # ----- moving an element from one input list to another ----------------------------------------
@@ -416,9 +413,6 @@ def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, pref
     return [Edit(value.end_byte, value.end_byte, addition)]
 
 
-_OVERRIDES = frozenset({"overrideAttrs", "overrideDerivation", "override", "overridePythonAttrs"})
-
-
 def _override_argument(attrset: Node) -> tuple[bool, str | None]:
     """Whether `attrset` is what an override call returns (`x.overrideAttrs (old: { ... })`),
     and the name of the previous attributes (`old`) when it is bound."""
@@ -437,7 +431,7 @@ def _override_argument(attrset: Node) -> tuple[bool, str | None]:
     if parent is None or parent.type != "apply_expression" or parent.child_by_field_name("argument") != holder:
         return False, None
     function, _ = flatten_apply(parent)
-    if last_name(function) not in _OVERRIDES:
+    if last_name(function) not in catalog.OVERRIDE_FUNCTIONS:
         return False, None
     return True, parameter
 

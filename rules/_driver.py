@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from cudalint import edits
+from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Edit
 from cudalint.semantic import GETTERS, SEARCH_PATH_FUNCTIONS, Semantic
@@ -88,7 +88,7 @@ SYSTEM_ROOTS = frozenset({"environment", "home", "programs"})
 
 # Attributes of a package that are not part of what it builds or runs.
 METADATA = frozenset({"version", "name", "pname", "meta", "passthru", "src", "outputs", "system", "drvPath", "majorVersion", "tests"})
-OVERRIDES = frozenset({"override", "overrideAttrs", "overrideDerivation"})
+OVERRIDES = catalog.OVERRIDE_FUNCTIONS - {"overridePythonAttrs"}
 
 _DRIVER_NAME = re.compile(r"^nvidia_x11(_[A-Za-z0-9_]+)?$")
 _DRIVER_SETS = re.compile(r"^(linuxPackages\w*|kernelPackages|pkgs|final|prev|self|super|nixpkgs)$")
@@ -458,7 +458,7 @@ def _in_dev_shells(node: Node) -> bool:
 
 # ----- spelling a top-level attribute in a fix ----------------------------------------------------
 
-_PACKAGE_SET_NAMES = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs"})
+_PACKAGE_SET_NAMES = catalog.NIXPKGS_NAMES - {"pkgs'"}
 _MODULE_ARGUMENTS = frozenset({"config", "options", "modulesPath"})
 
 

@@ -84,7 +84,6 @@ OLD_FLAG, NEW_FLAG = "dontUseAutoAddOpenGLRunpath", "dontUseAutoAddDriverRunpath
 ALL_RENAMES = {**RENAMED, OLD_FLAG: NEW_FLAG}
 NEW_NAMES_SINCE = "2024-05-22"  # 24.05: the first release with all the new names
 THROWS_SINCE = {"addOpenGLRunpath": "2024-11-17", "autoAddOpenGLRunpathHook": "2024-11-17", "autoAddCudaCompatRunpathHook": "2024-03-20"}
-NIXPKGS_NAMES = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs", "pkgs'"})
 _SHELL_OLD = re.compile(rb"(?<![\w./@-])(addOpenGLRunpath|autoAddOpenGLRunpathHook|autoAddCudaCompatRunpathHook|dontUseAutoAddOpenGLRunpath)(?!\w)")
 
 
@@ -334,7 +333,7 @@ def _nixpkgs_prefix(ctx: Context, base: Node | None, names: list[str | None], in
     """Whether the selection up to (not including) component `index` denotes nixpkgs."""
     if index == 0:
         return _is_nixpkgs(base)
-    if names[index - 1] in NIXPKGS_NAMES:
+    if names[index - 1] in catalog.NIXPKGS_NAMES:
         return True
     return index >= 2 and names[index - 2] == "legacyPackages"
 
@@ -345,7 +344,7 @@ def _is_nixpkgs(node: Node | None) -> bool:
         return False
     if node.type == "apply_expression":
         return text(node).startswith("import")
-    return last_name(node) in NIXPKGS_NAMES
+    return last_name(node) in catalog.NIXPKGS_NAMES
 
 
 # ----- dontUseAutoAddOpenGLRunpath = true; -------------------------------------------------------

@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from cudalint import edits
+from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
 from cudalint.shell import ShellText
@@ -96,7 +96,6 @@ RULE = Rule(
 
 PHASES = frozenset({"installPhase", "postInstall", "preFixup", "fixupPhase", "postFixup"})
 SHELLS = frozenset({"mkShell", "mkShellNoCC"})
-OVERRIDES = frozenset({"overrideAttrs", "overrideDerivation", "override", "overridePythonAttrs"})
 AUTO = "autoAddDriverRunpath"
 
 _SPACE = b" \t\r\n\\"
@@ -532,7 +531,7 @@ def _input_edits(attrset: Node, removals: list[Edit], ctx: Context) -> list[Edit
             return ([edit] if edit is not None else []) + spelled[1]
         return edits.add_to_input(ctx.source, attrset, "nativeBuildInputs", [spelled[0]]) + spelled[1]
     call = ctx.semantic.enclosing_call(attrset.children[0])
-    if call is not None and call.name in OVERRIDES and edits.find_binding(attrset, "nativeBuildInputs") is None:
+    if call is not None and call.name in catalog.OVERRIDE_FUNCTIONS and edits.find_binding(attrset, "nativeBuildInputs") is None:
         return None  # a new binding would replace the inputs the override starts from
     spelled = hook_reference(ctx, attrset, AUTO)
     if spelled is None:

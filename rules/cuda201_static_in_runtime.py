@@ -77,7 +77,6 @@ RULE = Rule(
 )
 
 BUILD_ONLY = frozenset({"buildInputs", "nativeBuildInputs", "depsBuildBuild", "checkInputs", "nativeCheckInputs", "nativeInstallCheckInputs"})
-JOINS = frozenset({"symlinkJoin", "buildEnv"})
 WRAPPER_ARGS = re.compile(r"[wW]rapperArgs$|^makeWrapperArgs$")
 WRAPPER_COMMAND = re.compile(rb"\b(?:makeWrapper|makeBinaryWrapper|makeShellWrapper|wrapProgram|wrapProgramShell|wrapProgramBinary)\b")
 # the text right after `${x}`: a path ending in a static archive
@@ -118,7 +117,7 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
             return
         if site.attr == "paths":
             call = semantic.enclosing_call(site.binding)
-            if call is not None and call.name in JOINS and call.attrset == site.binding.parent.parent:
+            if call is not None and call.name in catalog.JOIN_BUILDERS and call.attrset == site.binding.parent.parent:
                 if not _build_only(ctx, call):
                     ctx.report(
                         span,

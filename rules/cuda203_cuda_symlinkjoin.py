@@ -71,7 +71,6 @@ RULE = Rule(
     patterns=(b"symlinkJoin", b"buildEnv"),
 )
 
-JOINS = frozenset({"symlinkJoin", "buildEnv"})
 _MAX_DEPTH = 4
 
 
@@ -91,7 +90,7 @@ def check(node: Node, ctx: Context) -> None:
             return
         value = semantic.resolve_name("paths", owner).value  # `inherit paths;` takes it from the scope around
     call = semantic.enclosing_call(node)
-    if call is None or call.name not in JOINS or call.attrset != owner or value is None:
+    if call is None or call.name not in catalog.JOIN_BUILDERS or call.attrset != owner or value is None:
         return
     packages: list[str] = []
     whole = False  # a package joined without choosing outputs brings all of them

@@ -109,7 +109,6 @@ RULE = Rule(
 # The date from which `cuda_nvcc`'s setup hook points nvcc at backendStdenv's compiler.
 HOOK_DATE = "2023-12-01"
 PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
-JOINS = frozenset({"symlinkJoin", "buildEnv"})
 # Inputs through which a derivation gets its nvcc (a Python package's `build-system` too).
 NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "build-system"}
 # Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
@@ -319,7 +318,7 @@ def _collect(node: Node | None, ctx: Context, depth: int, found: list[tuple[str,
         current = stack.pop()
         if current.type == "apply_expression" and outermost_apply(current) == current:
             function, arguments = flatten_apply(current)
-            if last_name(function) in JOINS:
+            if last_name(function) in catalog.JOIN_BUILDERS:
                 if arguments and _join_has_nvcc(arguments[-1], ctx):
                     found.append(("join", current))
                 continue

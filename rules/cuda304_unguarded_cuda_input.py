@@ -70,6 +70,8 @@ from cudalint.syntax import (
     unparen,
 )
 
+from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS
+
 RULE = Rule(
     code="CUDA304",
     name="unguarded-cuda-input",
@@ -83,7 +85,7 @@ RULE = Rule(
 # A dev shell's `packages` count too: a CUDA package there is as unguarded as in `buildInputs`.
 INPUT_ATTRS = catalog.INPUT_ATTRIBUTES | {"packages"}
 # Hooks that exist for CUDA's sake; `addDriverRunpath` also serves OpenGL/Vulkan packages.
-RUNPATH_HOOKS = frozenset({"autoAddDriverRunpath", "autoAddCudaCompatRunpath", "autoAddOpenGLRunpathHook", "autoAddCudaCompatRunpathHook"})
+RUNPATH_HOOKS = DRIVER_HOOKS | COMPAT_HOOKS
 _SWITCH = re.compile(r"\bcudaSupport\b")
 _SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?[Cc]uda$")
 _MAX_DEPTH = 3

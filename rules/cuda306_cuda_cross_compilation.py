@@ -65,7 +65,7 @@ RULE = Rule(
 
 _MAX_DEPTH = 8
 # `with` environments that provide native package names: a name found there is not cross.
-_NATIVE_SETS = frozenset({"pkgs", "final", "prev", "self", "super", "nixpkgs", "pkgsBuildHost", "buildPackages"})
+_NATIVE_SETS = (catalog.NIXPKGS_NAMES - {"pkgs'"}) | {"pkgsBuildHost", "buildPackages"}
 
 # Kinds an expression can have for this rule.
 CROSS_PKGS = "cross-pkgs"  # `pkgsCross.X` itself: a whole package set for another platform
