@@ -23,6 +23,9 @@ SYNTAX_ERROR = "CUDA900"
 UNUSED_SUPPRESSION = "CUDA901"
 # Rules the engine itself implements (their modules hold metadata and docs only).
 ENGINE_RULES = frozenset({SYNTAX_ERROR, UNUSED_SUPPRESSION})
+# Rules answer questions about a node's ancestors, which costs depth x nodes; real Nix nests a
+# few dozen levels. Below this depth rules are not run (syntax checks still cover everything).
+MAX_RULE_DEPTH = 256
 
 
 @dataclass
@@ -33,6 +36,7 @@ class LintResult:
     syntax_errors: int = 0
     internal_errors: list[str] = field(default_factory=list)
     suppressed: int = 0
+    notes: list[str] = field(default_factory=list)  # limits reached: shown, but not errors
 
 
 @lru_cache(maxsize=64)
@@ -48,17 +52,23 @@ def _dispatch(enabled: frozenset[str]) -> dict[str, tuple[Rule, ...]]:
 def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None) -> LintResult:
     tree = tree if tree is not None else parse(source)
     diagnostics: list[Diagnostic] = []
-    problems = syntax_problems(tree, source)
+    internal_errors: list[str] = []
+    notes: list[str] = []
+    try:
+        problems = syntax_problems(tree, source)
+    except RecursionError:
+        problems = []
+        internal_errors.append("internal error in CUDA900: nesting too deep to check for duplicate definitions")
     if settings.is_enabled(SYNTAX_ERROR):
         diagnostics.extend(Diagnostic(SYNTAX_ERROR, p.message, p.start, p.end, Severity.ERROR) for p in problems)
 
     semantic = Semantic(tree, source)
     context = Context(source, tree, semantic, settings)
-    internal_errors: list[str] = []
     dispatch = _dispatch(settings.enabled)
     failed: set[str] = set()
     if dispatch:
-        for node in descendants(tree.root_node):
+        too_deep: list = []
+        for node in descendants(tree.root_node, MAX_RULE_DEPTH, too_deep):
             rules = dispatch.get(node.type)
             if not rules:
                 continue
@@ -71,11 +81,14 @@ def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None) -
                 except Exception:  # a rule bug must not lose the other findings
                     failed.add(rule.code)
                     internal_errors.append(f"internal error in {rule.code}: {traceback.format_exc(limit=-3).strip()}")
+        if too_deep:
+            line = source.location(too_deep[0].start_byte)[0]
+            notes.append(f"nesting deeper than {MAX_RULE_DEPTH} syntax levels from line {line} on: the CUDA rules did not look inside it")
     diagnostics.extend(context.diagnostics)
     diagnostics = _deduplicate(diagnostics)
     diagnostics, suppressed = _apply_suppressions(diagnostics, tree, source, settings)
     diagnostics.sort(key=lambda d: (d.start, d.end, d.code))
-    return LintResult(source, tree, diagnostics, len(problems), internal_errors, suppressed)
+    return LintResult(source, tree, diagnostics, len(problems), internal_errors, suppressed, notes)
 
 
 def _deduplicate(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

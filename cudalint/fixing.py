@@ -6,6 +6,7 @@ is retried fix by fix, and a fix that alone breaks it is dropped.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from cudalint.engine import LintResult, lint
@@ -31,30 +32,50 @@ def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
     return b"".join(out)
 
 
+class _Spans:
+    """Non-overlapping byte spans chosen so far, sorted, for O(log n) conflict checks.
+
+    Touching insertions at the same point also conflict: their order would be arbitrary."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def conflicts(self, start: int, end: int) -> bool:
+        index = bisect.bisect_right(self._starts, start)
+        for neighbour in (index - 1, index):
+            if 0 <= neighbour < len(self._starts) and _overlaps((start, end), (self._starts[neighbour], self._ends[neighbour])):
+                return True
+        return False
+
+    def add(self, start: int, end: int) -> None:
+        index = bisect.bisect_right(self._starts, start)
+        self._starts.insert(index, start)
+        self._ends.insert(index, end)
+
+
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    # Touching insertions at the same point also conflict: their order would be arbitrary.
-    return a[0] < b[1] and b[0] < a[1] or a[0] == b[0] or a == b
+    return (a[0] < b[1] and b[0] < a[1]) or a[0] == b[0]
 
 
 def select_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[tuple[Diagnostic, Fix]]:
     """The fixes one pass applies: applicable, in file order, pairwise non-overlapping, at most
     one per isolation group."""
     chosen: list[tuple[Diagnostic, Fix]] = []
-    spans: list[tuple[int, int]] = []
+    taken = _Spans()
     groups: set[str] = set()
     allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
     candidates = [(d, d.fix) for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
     for diagnostic, fix in sorted(candidates, key=lambda pair: pair[1].span):
         assert fix is not None
-        edit_spans = [(e.start, e.end) for e in fix.edits]
         if fix.isolation is not None and fix.isolation in groups:
             continue
-        if any(_overlaps(a, b) for a in edit_spans for b in spans):
-            continue
-        if any(_overlaps(a, b) for i, a in enumerate(edit_spans) for b in edit_spans[i + 1 :]):
+        own = sorted((e.start, e.end) for e in fix.edits)
+        if any(_overlaps(a, b) for a, b in zip(own, own[1:])) or any(taken.conflicts(*span) for span in own):
             continue
         chosen.append((diagnostic, fix))
-        spans.extend(edit_spans)
+        for span in own:
+            taken.add(*span)
         if fix.isolation is not None:
             groups.add(fix.isolation)
     return chosen

@@ -130,6 +130,8 @@ def _error_problem(node: tree_sitter.Node, source: SourceFile) -> SyntaxProblem:
 
 
 _LEAF = object()  # a value that is not an attrset literal: nothing can be merged into it
+# Nested attrset literals deeper than this are merged without looking inside (no false errors).
+_MAX_MERGE_DEPTH = 64
 
 
 def duplicate_definitions(root: tree_sitter.Node) -> list[SyntaxProblem]:
@@ -180,7 +182,9 @@ def _attrset_literal(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
     return None
 
 
-def _insert_bindings(target: dict, binding_set: tree_sitter.Node, found: dict, report: bool) -> None:
+def _insert_bindings(target: dict, binding_set: tree_sitter.Node, found: dict, report: bool, depth: int = 0) -> None:
+    if depth > _MAX_MERGE_DEPTH:
+        return
     for binding in binding_set.named_children:
         if binding.type in {"inherit", "inherit_from"}:
             attrs = binding.child_by_field_name("attrs")
@@ -197,10 +201,10 @@ def _insert_bindings(target: dict, binding_set: tree_sitter.Node, found: dict, r
             names = [_name(c) for c in components]
             if not names or any(n is None for n in names):
                 continue
-            _insert_path(target, names, binding, found, report)  # type: ignore[arg-type]
+            _insert_path(target, names, binding, found, report, depth)  # type: ignore[arg-type]
 
 
-def _insert_path(target: dict, names: list[str], binding: tree_sitter.Node, found: dict, report: bool) -> None:
+def _insert_path(target: dict, names: list[str], binding: tree_sitter.Node, found: dict, report: bool, depth: int) -> None:
     current = target
     for index, name in enumerate(names):
         existing = current.get(name)
@@ -221,9 +225,9 @@ def _insert_path(target: dict, names: list[str], binding: tree_sitter.Node, foun
             elif existing is None:
                 existing = current[name] = {}
                 if literal.type == "binding_set":  # its own duplicates are reported where it is
-                    _insert_bindings(existing, literal, found, report=False)
+                    _insert_bindings(existing, literal, found, False, depth + 1)
             elif literal.type == "binding_set":
-                _insert_bindings(existing, literal, found, report)
+                _insert_bindings(existing, literal, found, report, depth + 1)
         elif existing is None:
             current[name] = _LEAF
         elif report:

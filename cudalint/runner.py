@@ -104,6 +104,7 @@ def process_source(
     source = SourceFile(display, read.text)
     first = engine.lint(source, settings.lint)
     processed = Processed(None)
+    processed.notices.extend(first.notes)
     if first.internal_errors:
         processed.failed = True
     if mode == CHECK:

@@ -8,6 +8,7 @@ shell comments are cut off (`# export LD_LIBRARY_PATH=...` never runs).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Iterator
@@ -40,6 +41,7 @@ class ShellText:
         self.node = node
         self.source = source
         self.interpolations = [c for c in node.children if c.type == "interpolation"]
+        self._interpolation_ends = [i.end_byte for i in self.interpolations]  # sorted: they do not overlap
         start, end = node.start_byte, node.end_byte
         masked = bytearray(source.data[start:end])
         for interpolation in self.interpolations:
@@ -47,8 +49,25 @@ class ShellText:
             masked[a:b] = bytes([MASK]) * (b - a)
         self.offset = start
         self.masked = bytes(masked)
+        self._lines: list[ShellLine] | None = None
+        self._line_starts: list[int] = []
 
-    def lines(self) -> Iterator[ShellLine]:
+    def lines(self) -> list[ShellLine]:
+        """The logical lines, computed once per string."""
+        if self._lines is None:
+            self._lines = list(self._split_lines())
+            self._line_starts = [line.start for line in self._lines]
+        return self._lines
+
+    def line_at(self, offset: int) -> ShellLine | None:
+        """The logical line holding the absolute byte `offset` (its end included)."""
+        lines = self.lines()
+        index = bisect.bisect_right(self._line_starts, offset) - 1
+        if index < 0 or offset > lines[index].end:
+            return None
+        return lines[index]
+
+    def _split_lines(self) -> Iterator[ShellLine]:
         data = self.masked
         position = 0
         length = len(data)
@@ -78,7 +97,13 @@ class ShellText:
 
     def interpolations_in(self, start: int, end: int) -> list[Node]:
         """Interpolations overlapping the absolute byte span [start, end)."""
-        return [i for i in self.interpolations if i.start_byte < end and start < i.end_byte]
+        first = bisect.bisect_right(self._interpolation_ends, start)
+        found = []
+        for interpolation in self.interpolations[first:]:
+            if interpolation.start_byte >= end:
+                break
+            found.append(interpolation)
+        return found
 
     def expression_of(self, interpolation: Node) -> Node | None:
         return interpolation.child_by_field_name("expression") or next((c for c in interpolation.named_children), None)

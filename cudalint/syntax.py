@@ -124,13 +124,18 @@ def ancestors(node: Node) -> Iterator[Node]:
         parent = parent.parent
 
 
-def descendants(node: Node) -> Iterator[Node]:
-    """Pre-order walk without recursion (deeply nested input must not hit Python's limit)."""
+def descendants(node: Node, max_depth: int | None = None, skipped: list[Node] | None = None) -> Iterator[Node]:
+    """Pre-order walk without recursion (deeply nested input must not hit Python's limit).
+
+    With `max_depth`, subtrees below that depth are not entered; their roots go to `skipped`."""
     cursor = node.walk()
     depth = 0
     while True:
         yield cursor.node
-        if cursor.goto_first_child():
+        if max_depth is not None and depth >= max_depth and cursor.node.child_count:
+            if skipped is not None:
+                skipped.append(cursor.node)
+        elif cursor.goto_first_child():
             depth += 1
             continue
         while depth > 0 and not cursor.goto_next_sibling():

@@ -633,8 +633,8 @@ def remove_command(shell: ShellText, toks: list[Token], command: Command) -> Edi
         return noop
     if (before is not None and before.kind == "word" and before.raw == b"!"):
         return noop
-    previous = next((t for t in reversed(toks[: command.first]) if t.raw not in {b"\n", b";"}), None)
-    following = next((t for t in toks[command.last + 1 :] if t.raw not in {b"\n", b";"}), None)
+    previous = next((toks[i] for i in range(command.first - 1, -1, -1) if toks[i].raw not in {b"\n", b";"}), None)
+    following = next((toks[i] for i in range(command.last + 1, len(toks)) if toks[i].raw not in {b"\n", b";"}), None)
     if previous is not None and previous.raw in OPENERS and following is not None and following.raw in CLOSERS:
         return noop
     line = source.line_of(first.start)

@@ -133,10 +133,8 @@ def _is_host_path(data: bytes, offset: int) -> bool:
 
 
 def _in_comment(shell, offset: int) -> bool:
-    for line in shell.lines():
-        if line.start <= offset <= line.end:
-            return line.comment_start is not None and offset >= line.comment_start
-    return False
+    line = shell.line_at(offset)
+    return line is not None and line.comment_start is not None and offset >= line.comment_start
 
 
 def _word_before(data: bytes, string: Node, start: int) -> bytes:
@@ -155,11 +153,8 @@ def _is_build_flag(before: bytes, path: tuple[str, ...], shell, start: int) -> b
         return True
     if any(_FLAG_ATTRIBUTE.search(p) for p in path):
         return True
-    if shell is not None:
-        for line in shell.lines():
-            if line.start <= start <= line.end:
-                return _FLAG_LINE.search(line.code) is not None
-    return False
+    line = shell.line_at(start) if shell is not None else None
+    return line is not None and _FLAG_LINE.search(line.code) is not None
 
 
 _BUILD_FLAG_NOTE = (

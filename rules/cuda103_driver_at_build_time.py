@@ -218,10 +218,8 @@ def _on_ld_library_path(ctx: Context, string: Node, interpolation: Node) -> bool
     shell = ctx.semantic.shell_text(string)
     if shell is None:
         return _LD_WORD.search(string.text or b"") is not None
-    for line in shell.lines():
-        if line.start <= interpolation.start_byte <= line.end:
-            return _LD_WORD.search(line.code) is not None
-    return False
+    line = shell.line_at(interpolation.start_byte)
+    return line is not None and _LD_WORD.search(line.code) is not None
 
 
 def _builder_of(ctx: Context, string: Node) -> str | None:

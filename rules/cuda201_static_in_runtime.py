@@ -205,9 +205,7 @@ def _in_wrapper_command(ctx: Context, interpolation: Node) -> bool:
     shell = ctx.semantic.shell_text(string) if string is not None else None
     if shell is None:
         return False
-    for line in shell.lines():
-        if line.start <= interpolation.start_byte < line.end:
-            if line.comment_start is not None and interpolation.start_byte >= line.comment_start:
-                return False
-            return WRAPPER_COMMAND.search(line.code) is not None
-    return False
+    line = shell.line_at(interpolation.start_byte)
+    if line is None or (line.comment_start is not None and interpolation.start_byte >= line.comment_start):
+        return False
+    return WRAPPER_COMMAND.search(line.code) is not None
