@@ -72,10 +72,17 @@ def last_name(node: Node | None) -> str | None:
     return None
 
 
+# Real calls take a handful of curried arguments; a chain longer than this (generated or
+# hostile input) is not a call of any function the rules know, and walking it per node would
+# make the rules quadratic.
+MAX_CURRIED_ARGUMENTS = 64
+
+
 def flatten_apply(node: Node) -> tuple[Node, list[Node]]:
-    """`f a b c` -> (f, [a, b, c])."""
+    """`f a b c` -> (f, [a, b, c]). Past MAX_CURRIED_ARGUMENTS the returned "function" is the
+    remaining application, which names no function."""
     arguments: list[Node] = []
-    while node.type == "apply_expression":
+    while node.type == "apply_expression" and len(arguments) < MAX_CURRIED_ARGUMENTS:
         arguments.append(node.child_by_field_name("argument"))
         node = node.child_by_field_name("function")
     arguments.reverse()
@@ -83,9 +90,13 @@ def flatten_apply(node: Node) -> tuple[Node, list[Node]]:
 
 
 def outermost_apply(node: Node) -> Node:
-    """The whole curried call a partial application `f a` belongs to."""
-    while node.parent is not None and node.parent.type == "apply_expression" and node.parent.child_by_field_name("function") == node:
-        node = node.parent
+    """The whole curried call a partial application `f a` belongs to (at most
+    MAX_CURRIED_ARGUMENTS levels up)."""
+    for _ in range(MAX_CURRIED_ARGUMENTS):
+        parent = node.parent
+        if parent is None or parent.type != "apply_expression" or parent.child_by_field_name("function") != node:
+            break
+        node = parent
     return node
 
 
