@@ -9,8 +9,10 @@ input list (`nativeBuildInputs`, `buildInputs`, `propagatedBuildInputs`, `depend
 (`cudaDeps = [ ... ]; buildInputs = cudaDeps;`). Guards are `lib.optionals cudaSupport [...]`,
 `lib.optional cudaSupport x`, `if cudaSupport then ... else ...`, conditions that mention the
 switch (`cudaSupport && cudaAtLeast "12.0"`) and variables derived from it
-(`useCuda = cudaSupport && ...;`). Not flagged: expressions without a `cudaSupport` switch
-(CUDA-only packages), CUDA packages outside input lists (`passthru`, `disallowedRequisites`),
+(`useCuda = cudaSupport && ...;`) or that the file asserts to imply it
+(`assert withNccl -> cudaSupport && ...;` makes `lib.optional withNccl nccl` guarded). Not
+flagged: expressions without a `cudaSupport` switch (CUDA-only packages, including those that
+read `cudaSupport` only in `meta`, e.g. `broken = !cudaSupport;`), CUDA packages outside input lists (`passthru`, `disallowedRequisites`),
 a runpath hook under any condition (drivers serve Vulkan/OpenCL too), and
 `addDriverRunpath`, which graphics packages use without CUDA.
 
@@ -60,7 +62,7 @@ from tree_sitter import Node
 from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
-from cudalint.semantic import InputSite
+from cudalint.semantic import InputSite, NameBinding
 from cudalint.syntax import (
     attrpath_names,
     descendants,
@@ -98,7 +100,8 @@ def check(variable: Node, ctx: Context) -> None:
     what = _cuda_input(root, ctx)
     if what is None:
         return
-    if not semantic.resolve_name("cudaSupport", root).lexical:
+    switch = semantic.resolve_name("cudaSupport", root)
+    if not switch.lexical or _only_in_meta(switch, ctx):
         return
     is_hook = what in RUNPATH_HOOKS
     found = _unguarded_site(root, ctx, is_hook, 0)
@@ -151,6 +154,55 @@ def _unguarded_site(node: Node, ctx: Context, is_hook: bool, depth: int) -> tupl
     return None
 
 
+def _only_in_meta(switch: NameBinding, ctx: Context) -> bool:
+    """A `cudaSupport` read only by the package's `meta` (`broken = !cudaSupport;`) switches
+    nothing in the build: the package is CUDA-only."""
+    if switch.node is None:
+        return False
+    uses = ctx.semantic.uses("cudaSupport", switch.node)
+    return bool(uses) and all(_in_meta(use) for use in uses)
+
+
+def _in_meta(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "binding" and attrpath_names(parent.child_by_field_name("attrpath"))[:1] == ["meta"]:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _asserted_switch(variable: Node, binding: NameBinding, ctx: Context) -> bool:
+    """`assert ncclSupport -> cudaSupport && ...;`: the file asserts that the variable implies
+    the switch, so a guard on it is a guard on `cudaSupport`."""
+    if binding.node is None:
+        return False
+    for use in ctx.semantic.uses(binding.name, binding.node):
+        implication = use.parent
+        if implication is None or implication.type != "binary_expression":
+            continue
+        if implication.child_by_field_name("operator").type != "->" or implication.child_by_field_name("left") != use:
+            continue
+        condition = implication
+        while condition.parent is not None and condition.parent.type == "parenthesized_expression":
+            condition = condition.parent
+        holder = condition.parent
+        if holder is None or holder.type != "assert_expression" or holder.child_by_field_name("condition") != condition:
+            continue
+        if any(text(term) == "cudaSupport" for term in _conjuncts(implication.child_by_field_name("right"))):
+            return True
+    return False
+
+
+def _conjuncts(node: Node | None) -> list[Node]:
+    node = unparen(node)
+    if node is None:
+        return []
+    if node.type == "binary_expression" and node.child_by_field_name("operator").type == "&&":
+        return _conjuncts(node.child_by_field_name("left")) + _conjuncts(node.child_by_field_name("right"))
+    return [node]
+
+
 def _mentions_switch(condition: Node, ctx: Context) -> bool:
     if _SWITCH.search(text(condition)):
         return True
@@ -167,6 +219,8 @@ def _mentions_switch(condition: Node, ctx: Context) -> bool:
             default = binding.node.child_by_field_name("default")
             if default is not None and _SWITCH.search(text(default)):
                 return True
+        if binding.lexical and _asserted_switch(node, binding, ctx):
+            return True
     return False
 
 
