@@ -9,7 +9,8 @@ variable), or, when the target nixpkgs is older than December 2023, the redistri
 (its setup hook points nvcc at `backendStdenv`'s compiler), `backendStdenv.mkDerivation` and
 `effectiveStdenv`/`stdenv'` bound to an expression that uses `backendStdenv`, other compilers
 picked on purpose (`gcc12Stdenv`, ...), `mkShell`, calls that pick the host compiler themselves
-(`-ccbin`, `CUDAHOSTCXX`, `CMAKE_CUDA_HOST_COMPILER`), and a `stdenv` formal the file shows is
+(`-ccbin`, `CUDAHOSTCXX`, `CMAKE_CUDA_HOST_COMPILER`) or point the build at `backendStdenv`'s
+compiler (`export CXX=${backendStdenv.cc}/bin/c++`, `-DCMAKE_CXX_COMPILER=...`), and a `stdenv` formal the file shows is
 injected: its default names another stdenv (`stdenv ? cudaPackages.backendStdenv`), or the
 file itself calls the function with `stdenv = cudaPackages.backendStdenv` (`callPackage f
 { stdenv = ...; }`, also through a let-bound name). A bare `stdenv` formal filled by
@@ -283,15 +284,39 @@ def _contains(outer: Node | None, inner: Node) -> bool:
 
 
 def _picks_host_compiler(attrset: Node, ctx: Context) -> bool:
-    """The derivation sets nvcc's host compiler itself (`-ccbin`, `CUDAHOSTCXX`, ...)."""
+    """The derivation sets nvcc's host compiler itself (`-ccbin`, `CUDAHOSTCXX`, ...), or points
+    the build at `backendStdenv`'s compiler (`export CXX=${backendStdenv.cc}/bin/c++`,
+    `-DCMAKE_CXX_COMPILER=${cudaPackages.backendStdenv.cc}/bin/c++`), which nvcc then uses."""
     for node in descendants(attrset):
         if node.type == "string_fragment" and _HOST_COMPILER.search(text(node)):
+            return True
+        if node.type == "select_expression" and _is_backend_compiler(node, ctx):
             return True
         if node.type == "binding":
             names = attrpath_names(node.child_by_field_name("attrpath"))
             if names and names[-1] is not None and _HOST_COMPILER.search(names[-1]):
                 return True
     return False
+
+
+def _is_backend_compiler(select: Node, ctx: Context) -> bool:
+    """`backendStdenv.cc`, `cudaPackages.backendStdenv.cc`, or `.cc` of a variable bound to it."""
+    names = attrpath_names(select.child_by_field_name("attrpath"))
+    if not names or names[-1] != "cc":
+        return False
+    base = unparen(select.child_by_field_name("expression"))
+    if base is None:
+        return False
+    if len(names) >= 2:
+        return names[-2] == "backendStdenv"
+    if last_name(base) == "backendStdenv":
+        return True
+    return base.type == "variable_expression" and _backend_bound(base, ctx)
+
+
+def _backend_bound(variable: Node, ctx: Context) -> bool:
+    binding = ctx.semantic.resolve(variable)
+    return binding.kind in {"let", "rec"} and binding.value is not None and last_name(binding.value) == "backendStdenv"
 
 
 # ----- where nvcc comes from ---------------------------------------------------------------------
