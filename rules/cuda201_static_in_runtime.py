@@ -7,7 +7,8 @@ Static outputs are `x.static`, `lib.getOutput "static" x` and `lib.getStatic x` 
 package; static archives are paths such as `"${libcublas}/lib/libcublas_static.a"`. Not flagged:
 static outputs in `buildInputs` or `nativeBuildInputs` (they stay in the build closure; nixpkgs
 itself lists `(lib.getOutput "static" cuda_cudart)` there), in `disallowedRequisites` and other
-non-input attributes, and a join used only as a build input.
+non-input attributes, and a join used only at build time: as a build input or in the build
+environment (`env.CUDA_PATH`), also through let bindings derived from it.
 
 ## Why
 CUDA static libraries approach or pass 1 GB (`libcublas`'s static output alone is several hundred
@@ -64,7 +65,7 @@ from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, Rule, Severity
 from cudalint.semantic import Call, CudaRef, InputSite
-from cudalint.syntax import binding_value, flatten_apply, last_name, text
+from cudalint.syntax import attrpath_names, binding_value, flatten_apply, last_name, text
 
 RULE = Rule(
     code="CUDA201",
@@ -80,6 +81,7 @@ BUILD_ONLY = frozenset({"buildInputs", "nativeBuildInputs", "depsBuildBuild", "c
 WRAPPER_ARGS = re.compile(r"[wW]rapperArgs$|^makeWrapperArgs$")
 WRAPPER_COMMAND = re.compile(rb"\b(?:makeWrapper|makeBinaryWrapper|makeShellWrapper|wrapProgram|wrapProgramShell|wrapProgramBinary)\b")
 # the text right after `${x}`: a path ending in a static archive
+_MAX_DEPTH = 3
 ARCHIVE = re.compile(r"^/[^\s\"'$;:]*?\.a(?![\w.])")
 
 
@@ -188,15 +190,44 @@ def _build_only(ctx: Context, call: Call) -> bool:
     scope = binding.parent.parent if binding.parent is not None else None
     if scope is None or scope.type != "let_expression":
         return False
+    return _used_at_build_time_only(ctx, binding, 0)
+
+
+def _used_at_build_time_only(ctx: Context, binding: Node, depth: int) -> bool:
+    """Every use of the let binding is a build input or the build environment (`env.CUDA_PATH`),
+    directly or through further let bindings derived from it (`root = lib.removeSuffix ... join;`)."""
     name = text(binding.child_by_field_name("attrpath"))
     uses = ctx.semantic.uses(name, binding)
     if not uses:
         return False
     for use in uses:
+        if _in_build_environment(use):
+            continue
         site = ctx.semantic.input_site(use)
-        if site is None or site.attr not in BUILD_ONLY:
+        if site is not None:
+            if site.attr not in BUILD_ONLY:
+                return False
+            continue
+        holder = use  # `root = "${join}";`: the string holds the use
+        while holder.parent is not None and holder.parent.type in {"interpolation", "string_expression", "indented_string_expression"}:
+            holder = holder.parent
+        derived = ctx.semantic.let_binding_holding(holder) if depth < _MAX_DEPTH else None
+        if derived is None or not _used_at_build_time_only(ctx, derived, depth + 1):
             return False
     return True
+
+
+def _in_build_environment(node: Node) -> bool:
+    """Inside a derivation's `env = { ... }` (also `env.X = ...`, `env = a // lib.optionalAttrs c { ... }`)."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "binding":
+            names = attrpath_names(parent.child_by_field_name("attrpath"))
+            owner = parent.parent.parent if parent.parent is not None else None
+            if names[:1] == ["env"] and owner is not None and owner.type != "let_expression":
+                return True
+        parent = parent.parent
+    return False
 
 
 def _in_wrapper_command(ctx: Context, interpolation: Node) -> bool:
