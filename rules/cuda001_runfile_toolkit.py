@@ -7,7 +7,8 @@ paths, `inherit (cudaPackages) cudatoolkit;` and overlays that redefine it. A va
 the toolkit is reported once, where it is bound. Not flagged: function formals (the fix rewrites
 them), `cudatoolkit != null` checks, metadata (`cudatoolkit.version`, `.name`), `passthru`,
 strings and comments, and branches that exist only for CUDA older than 11.4, which has no
-redistributables.
+redistributables (`cudaOlder "11.4"`, `versionOlder cudaVersion "11"` (a bare major is `.0`),
+the `else` of `cudaAtLeast "11.4"`).
 
 ## Why
 The runfile toolkit bundles every CUDA component, so anything that references it carries
@@ -77,8 +78,8 @@ RULE = Rule(
 METADATA = frozenset({"version", "name", "pname", "majorVersion", "majorMinorVersion", "meta", "passthru", "src"})
 # Inputs where the toolkit serves as the compiler (`depsBuildBuild` too): `cuda_nvcc` replaces it there.
 COMPILER_INPUTS = catalog.NATIVE_INPUTS | {"depsBuildBuild"}
-_OLD_CUDA = re.compile(r'\b(?:cudaOlder|versionOlder\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)\.(\d+)')
-_NEW_CUDA = re.compile(r'\b(?:cudaAtLeast|versionAtLeast\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)\.(\d+)')
+_OLD_CUDA = re.compile(r'\b(?:cudaOlder|versionOlder\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)(?:\.(\d+))?')
+_NEW_CUDA = re.compile(r'\b(?:cudaAtLeast|versionAtLeast\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)(?:\.(\d+))?')
 
 
 @RULE
@@ -141,10 +142,15 @@ def _is_exempt(root: Node, ctx: Context) -> bool:
 def _only_old_cuda(condition: str, positive: bool) -> bool:
     """Branches taken only for CUDA < 11.4, where no redistributables exist."""
     old = _OLD_CUDA.search(condition)
-    if positive and old and (int(old.group(1)), int(old.group(2))) <= (11, 4):
+    if positive and old and _version(old) <= (11, 4):
         return True
     new = _NEW_CUDA.search(condition)
-    return not positive and new is not None and (int(new.group(1)), int(new.group(2))) <= (11, 4)
+    return not positive and new is not None and _version(new) <= (11, 4)
+
+
+def _version(match: re.Match[str]) -> tuple[int, int]:
+    """`"11.4"` -> (11, 4); a bare major (`versionOlder v "11"`) means `.0`."""
+    return int(match.group(1)), int(match.group(2) or 0)
 
 
 def _check_inherit(attrs: Node, ctx: Context) -> None:
