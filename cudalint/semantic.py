@@ -322,13 +322,13 @@ class Semantic:
             if parent.type == "if_expression":
                 condition = parent.child_by_field_name("condition")
                 if parent.child_by_field_name("consequence") == child and condition is not None:
-                    result.append(Guard(condition, True))
+                    result.append(_guard(condition, True))
                 elif parent.child_by_field_name("alternative") == child and condition is not None:
-                    result.append(Guard(condition, False))
+                    result.append(_guard(condition, False))
             elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
                 function, arguments = flatten_apply(outermost_apply(parent))
                 if last_name(function) in CONDITIONAL_FUNCTIONS and len(arguments) >= 2 and _contains(arguments[-1], child):
-                    result.append(Guard(arguments[0], True))
+                    result.append(_guard(arguments[0], True))
             child, parent = parent, parent.parent
         return result
 
@@ -595,6 +595,18 @@ class Semantic:
             if ref is not None:
                 seen.add(key)
                 yield ref
+
+
+def _guard(condition: Node, positive: bool) -> Guard:
+    """`!c` guards like `c` with the polarity flipped (`optionals (!(cudaOlder "11.4"))`)."""
+    while True:
+        inner = unparen(condition)
+        if inner is None or inner.type != "unary_expression" or text(inner).lstrip()[:1] != "!":
+            return Guard(condition, positive)
+        argument = inner.child_by_field_name("argument")
+        if argument is None:
+            return Guard(condition, positive)
+        condition, positive = argument, not positive
 
 
 def _contains(outer: Node | None, inner: Node) -> bool:

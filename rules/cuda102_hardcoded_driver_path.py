@@ -158,7 +158,7 @@ def _is_build_flag(before: bytes, path: tuple[str, ...], shell, start: int) -> b
 
 
 _BUILD_FLAG_NOTE = (
-    " As a build flag it is also an impure host path: it points the build at the build machine's driver, which does not "
+    "; as a build flag it is also an impure host path: it points the build at the build machine's driver, which does not "
     "exist in the sandbox. Link against the `libcuda.so` stub from `cuda_cudart` (its `lib/stubs`) instead, and let "
     "`autoAddDriverRunpath` add the driver directory to the RUNPATH for run time"
 )
@@ -167,8 +167,8 @@ _BUILD_FLAG_NOTE = (
 def _report(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool) -> None:
     name = "addDriverRunpath" if targets.includes(ctx.settings.nixpkgs, _DRIVER_RUNPATH_SINCE) else "addOpenGLRunpath"
     message = (
-        f"Hardcoded driver directory `/run/opengl-driver/lib`: write `${{{name}.driverLink}}/lib`, where nixpkgs defines "
-        "the location of the host's driver once (and switches to `-32` for i686 builds)."
+        f"hardcoded driver directory `/run/opengl-driver/lib`: write `${{{name}.driverLink}}/lib`, where nixpkgs defines "
+        "the location of the host's driver once (and switches to `-32` for i686 builds)"
     )
     if build_flag:
         message += _BUILD_FLAG_NOTE
@@ -184,9 +184,9 @@ def _report(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool)
 
 def _report_32(ctx: Context, span: tuple[int, int], build_flag: bool) -> None:
     message = (
-        "Hardcoded 32-bit driver directory `/run/opengl-driver-32/lib`: write "
+        "hardcoded 32-bit driver directory `/run/opengl-driver-32/lib`: write "
         "`${pkgsi686Linux.addDriverRunpath.driverLink}/lib` (or `${addDriverRunpath.driverLink}/lib` in a package built "
-        "for i686), where nixpkgs defines the location of the host's driver once."
+        "for i686), where nixpkgs defines the location of the host's driver once"
     )
     if build_flag:
         message += _BUILD_FLAG_NOTE

@@ -82,3 +82,13 @@ def test_deep_nesting_does_not_recurse() -> None:
     source = SourceFile("deep.nix", "[" * depth + "]" * depth)
     tree = parse(source)
     assert sum(1 for _ in descendants(tree.root_node)) > depth
+
+
+def test_negated_conditions_flip_the_guard() -> None:
+    source = SourceFile("t.nix", 'lib.optionals (!(cudaAtLeast "11.4")) [ x ] ++ (if !c then [ y ] else [ z ])')
+    semantic = Semantic(parse(source), source)
+    variables = {text(n): n for n in descendants(semantic.tree.root_node) if n.type == "variable_expression"}
+    [x_guard] = semantic.guards(variables["x"])
+    assert (x_guard.text, x_guard.positive) == ('cudaAtLeast "11.4"', False)
+    assert [(g.text, g.positive) for g in semantic.guards(variables["y"])] == [("c", False)]
+    assert [(g.text, g.positive) for g in semantic.guards(variables["z"])] == [("c", True)]
