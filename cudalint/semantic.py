@@ -598,11 +598,14 @@ class Semantic:
 
 
 def _guard(condition: Node, positive: bool) -> Guard:
-    """`!c` guards like `c` with the polarity flipped (`optionals (!(cudaOlder "11.4"))`)."""
+    """The guard on `condition` without parentheses; `!c` guards like `c` with the polarity
+    flipped (`optionals (!(cudaOlder "11.4"))`)."""
     while True:
         inner = unparen(condition)
-        if inner is None or inner.type != "unary_expression" or text(inner).lstrip()[:1] != "!":
+        if inner is None:
             return Guard(condition, positive)
+        if inner.type != "unary_expression" or text(inner).lstrip()[:1] != "!":
+            return Guard(inner, positive)
         argument = inner.child_by_field_name("argument")
         if argument is None:
             return Guard(condition, positive)
