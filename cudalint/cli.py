@@ -18,7 +18,8 @@ import os
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, Sequence, TextIO
+from typing import TYPE_CHECKING, TextIO
+from collections.abc import Sequence
 
 from cudalint import __version__
 
@@ -292,7 +293,7 @@ def _check(args: argparse.Namespace) -> int:
     resolver = Resolver(_overrides(args))
     cwd = resolver.cwd
     walker = Walker(exclude=resolver.excluded, respect_gitignore=not args.no_respect_gitignore)
-    early: list[tuple[str, "Processed"]] = []  # problems with paths the user named
+    early: list[tuple[str, Processed]] = []  # problems with paths the user named
     directories: list[str] = []
     for path in paths:  # named files first: a file both named and found in a directory counts as named
         if path == "-":

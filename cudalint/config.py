@@ -16,7 +16,8 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from cudalint.files import DEFAULT_MAX_FILE_SIZE, GlobPattern, IgnoreFile, is_ignored
 from cudalint.registry import known_codes, resolve_selector
@@ -348,7 +349,7 @@ def _flake_nixpkgs_date(lock_path: str) -> str | None:
         if node is None:
             return None
         modified = node["locked"]["lastModified"]
-        return _dt.datetime.fromtimestamp(int(modified), tz=_dt.timezone.utc).date().isoformat()
+        return _dt.datetime.fromtimestamp(int(modified), tz=_dt.UTC).date().isoformat()
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from tree_sitter import Node, Tree
 
@@ -21,7 +22,7 @@ class Context:
     source: SourceFile
     tree: Tree
     semantic: Semantic
-    settings: "LintSettings"
+    settings: LintSettings
     rule: Rule | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
 

@@ -19,7 +19,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
@@ -121,7 +121,7 @@ class GlobPattern:
     regex: re.Pattern[str]
 
     @classmethod
-    def parse(cls, line: str) -> "GlobPattern | None":
+    def parse(cls, line: str) -> GlobPattern | None:
         """None for blank lines and comments."""
         line = line.rstrip("\n").rstrip("\r")
         # trailing spaces are ignored unless escaped
@@ -173,12 +173,12 @@ class IgnoreFile:
     patterns: list[GlobPattern]
 
     @classmethod
-    def from_lines(cls, base: str, lines: Iterable[str]) -> "IgnoreFile":
+    def from_lines(cls, base: str, lines: Iterable[str]) -> IgnoreFile:
         patterns = [p for p in (GlobPattern.parse(line) for line in lines) if p is not None]
         return cls(base, patterns)
 
     @classmethod
-    def load(cls, path: str) -> "IgnoreFile | None":
+    def load(cls, path: str) -> IgnoreFile | None:
         try:
             with open(path, "rb") as handle:
                 data = handle.read(1024 * 1024)

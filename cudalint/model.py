@@ -9,7 +9,8 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -73,7 +74,7 @@ class Diagnostic:
         return self.fixes[0] if self.fixes else None
 
     @property
-    def rule(self) -> "Rule":
+    def rule(self) -> Rule:
         from cudalint.registry import rule_by_code
 
         return rule_by_code(self.code)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from functools import lru_cache
+from functools import lru_cache, cache
 
 from cudalint.model import Rule
 
@@ -35,7 +35,7 @@ def all_rules() -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _by_code() -> dict[str, Rule]:
     return {r.code: r for r in all_rules()}
 

@@ -13,7 +13,7 @@ import os
 import re
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from cudalint import files
 from cudalint.config import FileSettings

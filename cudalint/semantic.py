@@ -9,7 +9,7 @@ evaluated, which builder call it is an argument of, and what a name resolves to 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from tree_sitter import Node, Tree
 
@@ -566,9 +566,7 @@ class Semantic:
             current = current.parent
         while current.parent is not None:
             parent = current.parent
-            if parent.type == "select_expression" and parent.child_by_field_name("expression") == current:
-                current = parent
-            elif parent.type == "parenthesized_expression":
+            if parent.type == "select_expression" and parent.child_by_field_name("expression") == current or parent.type == "parenthesized_expression":
                 current = parent
             elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == current:
                 call = outermost_apply(parent)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from tree_sitter import Node
 

@@ -51,7 +51,7 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from tree_sitter import Node
 

@@ -9,26 +9,9 @@ import stat
 import pytest
 
 from cudalint.baseline import VERSION, Baseline, BaselineError, fingerprint, load_baseline, write_baseline
-from cudalint.engine import lint
 from cudalint.results import FileResult
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
 
-# Only the rules these tests are about: other rules land concurrently and must not change them.
-SETTINGS = LintSettings(enabled=frozenset({"CUDA001", "CUDA900", "CUDA901"}))
-
-TOOLKIT = """\
-{ stdenv, cudatoolkit }:
-stdenv.mkDerivation {
-  pname = "saxpy";
-  nativeBuildInputs = [ cudatoolkit ];
-}
-"""
-
-
-def checked(path: str, text: str) -> FileResult:
-    source = SourceFile(path, text)
-    return FileResult(path, source, lint(source, SETTINGS).diagnostics)
+from samples import TOOLKIT, checked
 
 
 def codes(results: list[FileResult]) -> list[tuple[str, str, int]]:

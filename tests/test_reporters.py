@@ -16,19 +16,10 @@ from cudalint.reporters.github import escape_data, escape_property
 from cudalint.reporters.statistics import write_statistics
 from cudalint.reporters.text import expand_line
 from cudalint.results import FileResult
-from cudalint.settings import LintSettings
 from cudalint.source import SourceFile
 
-# Only the rules these tests are about: other rules land concurrently and must not change them.
-SETTINGS = LintSettings(enabled=frozenset({"CUDA001", "CUDA900", "CUDA901"}))
+from samples import SETTINGS, TOOLKIT, checked
 
-TOOLKIT = """\
-{ stdenv, cudatoolkit }:
-stdenv.mkDerivation {
-  pname = "saxpy";
-  nativeBuildInputs = [ cudatoolkit ];
-}
-"""
 
 # CUDA901 (safe fix) on line 3 and CUDA001 (unsafe fix) on line 5.
 SUPPRESSION = """\
@@ -46,12 +37,6 @@ BROKEN = "{ a }:\n[\n  (a\n    b\n  c\n"
 
 PLAIN = ReportOptions(color=False, unsafe_fixes=False)
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def checked(path: str, text: str) -> FileResult:
-    source = SourceFile(path, text)
-    result = lint(source, SETTINGS)
-    return FileResult(path, source, result.diagnostics, internal_errors=result.internal_errors)
 
 
 def render(name: str, results: list[FileResult], options: ReportOptions = PLAIN) -> str:

@@ -20,8 +20,8 @@ from cudalint.results import FileResult
 from cudalint.settings import LintSettings
 from cudalint.source import SourceFile
 
-# Only the rules these tests are about: other rules land concurrently and must not change them.
-SETTINGS = LintSettings(enabled=frozenset({"CUDA001", "CUDA900", "CUDA901"}))
+from samples import checked
+
 
 # CUDA901 (safe fix), CUDA001 (unsafe fix with two edits) after an astral character, which is
 # one character but two UTF-16 code units.
@@ -55,12 +55,6 @@ def validate(log: dict) -> None:
     validator = jsonschema.Draft4Validator(sarif_schema(), format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
     errors = sorted(validator.iter_errors(log), key=lambda e: list(e.absolute_path))
     assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:10])
-
-
-def checked(path: str, text: str) -> FileResult:
-    source = SourceFile(path, text)
-    result = lint(source, SETTINGS)
-    return FileResult(path, source, result.diagnostics, internal_errors=result.internal_errors)
 
 
 def sarif(results: list[FileResult]) -> dict:

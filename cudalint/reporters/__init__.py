@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable, Iterator, TextIO
+from typing import TextIO
+from collections.abc import Callable, Iterator
 
 from cudalint.model import Applicability, Diagnostic, Rule
 from cudalint.results import FileResult

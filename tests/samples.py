@@ -1,0 +1,26 @@
+"""Nix snippets and helpers shared by the reporter, SARIF and baseline tests."""
+
+from __future__ import annotations
+
+from cudalint.engine import lint
+from cudalint.results import FileResult
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+# Only the rules these tests are about, so that new rules cannot change their output.
+SETTINGS = LintSettings(enabled=frozenset({"CUDA001", "CUDA900", "CUDA901"}))
+
+TOOLKIT = """\
+{ stdenv, cudatoolkit }:
+stdenv.mkDerivation {
+  pname = "saxpy";
+  nativeBuildInputs = [ cudatoolkit ];
+}
+"""
+
+
+def checked(path: str, text: str) -> FileResult:
+    """A FileResult as the runner makes it for `text` linted with SETTINGS."""
+    source = SourceFile(path, text)
+    result = lint(source, SETTINGS)
+    return FileResult(path, source, result.diagnostics, internal_errors=result.internal_errors)
