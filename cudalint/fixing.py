@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from cudalint.engine import LintResult, lint
 from cudalint.model import Applicability, Diagnostic, Edit, Fix
-from cudalint.parsing import parse, syntax_problems
 from cudalint.settings import LintSettings
 from cudalint.source import SourceFile
 
@@ -107,30 +106,30 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
         if not chosen:
             break
         outcome.passes += 1
-        new_data = apply_edits(current.data, [e for _, fix in chosen for e in fix.edits])
-        if _syntax_errors(new_data, current.path) > baseline_errors:
+        candidate = _relint(current, [e for _, fix in chosen for e in fix.edits], settings)
+        if candidate.syntax_errors <= baseline_errors:
+            outcome.applied.extend((d.code, f.title) for d, f in chosen)
+        else:
             # The batch breaks parsing (two fixes adding the same formal, say): apply the first
             # fix that is fine alone, drop those that are not, and re-lint.
-            new_data = current.data
+            candidate = None
             for diagnostic, fix in chosen:
-                trial = apply_edits(current.data, list(fix.edits))
-                if _syntax_errors(trial, current.path) <= baseline_errors:
-                    new_data = trial
+                trial = _relint(current, list(fix.edits), settings)
+                if trial.syntax_errors <= baseline_errors:
+                    candidate = trial
                     outcome.applied.append((diagnostic.code, fix.title))
                     break
                 outcome.dropped.append((diagnostic.code, fix.title))
                 rejected.add((diagnostic.code, diagnostic.start, diagnostic.end, diagnostic.message))
-            if new_data == current.data:
+            if candidate is None:
                 continue
-        else:
-            outcome.applied.extend((d.code, f.title) for d, f in chosen)
-        text = new_data.decode("utf-8", "surrogatepass")
-        outcome.text = text
-        outcome.result = lint(SourceFile(current.path, text), settings)
+        outcome.text = candidate.source.text
+        outcome.result = candidate
         rejected = set()
     return outcome
 
 
-def _syntax_errors(data: bytes, path: str) -> int:
-    source = SourceFile(path, data.decode("utf-8", "surrogatepass"))
-    return len(syntax_problems(parse(source), source))
+def _relint(current: SourceFile, edits: list[Edit], settings: LintSettings) -> LintResult:
+    """Lint the text `edits` make of `current` (its syntax-error count decides whether to keep it)."""
+    text = apply_edits(current.data, edits).decode("utf-8", "surrogatepass")
+    return lint(SourceFile(current.path, text), settings)
