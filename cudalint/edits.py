@@ -36,10 +36,6 @@ def _alone_on_lines(source: SourceFile, start: int, end: int) -> bool:
     return not source.data[line_start:start].strip() and not source.data[end:line_end].strip()
 
 
-def _is_own_line(source: SourceFile, node: Node) -> bool:
-    return _alone_on_lines(source, node.start_byte, node.end_byte)
-
-
 def delete_element(source: SourceFile, element: Node) -> Edit:
     """Delete a list element (or a formal, a binding) with the white space that belonged to it."""
     return delete_span(source, element.start_byte, element.end_byte)
@@ -207,18 +203,13 @@ def rename_formal(formal: Node, name: str) -> Edit:
 
 
 def remove_formal(source: SourceFile, formal: Node) -> Edit:
-    """Remove a formal and one adjacent comma."""
-    if _is_own_line(source, formal) or (formal.next_sibling is not None and formal.next_sibling.type == "," and _is_own_line_range(source, formal.start_byte, formal.next_sibling.end_byte)):
-        edit = delete_element(source, formal)
-        following = formal.next_sibling
-        if following is not None and following.type == "," and source.line_of(following.start_byte) == source.line_of(formal.end_byte):
-            line = source.line_of(formal.start_byte)
-            end = source.line_start(line + 1) if line + 1 < source.line_count else following.end_byte
-            return Edit(source.line_start(line), end, "")
-        return edit
+    """Remove a formal and one adjacent comma; in the one-per-line style, its whole line."""
     following = formal.next_sibling
-    if following is not None and following.type == ",":
-        end = following.end_byte
+    comma_after = following if following is not None and following.type == "," else None
+    end = comma_after.end_byte if comma_after is not None else formal.end_byte
+    if _alone_on_lines(source, formal.start_byte, end):
+        return delete_span(source, formal.start_byte, end)
+    if comma_after is not None:
         while end < len(source.data) and source.data[end : end + 1] in (b" ", b"\t"):
             end += 1
         return Edit(formal.start_byte, end, "")
@@ -226,13 +217,6 @@ def remove_formal(source: SourceFile, formal: Node) -> Edit:
     if previous is not None and previous.type == ",":
         return Edit(previous.start_byte, formal.end_byte, "")
     return Edit(formal.start_byte, formal.end_byte, "")
-
-
-def _is_own_line_range(source: SourceFile, start: int, end: int) -> bool:
-    line = source.line_of(start)
-    if source.line_of(end) != line:
-        return False
-    return not source.data[source.line_start(line) : start].strip() and not source.data[end : source.line_end(line)].strip()
 
 
 def enclosing_derivation_attrset(semantic: Semantic, node: Node) -> Node | None:
