@@ -11,7 +11,10 @@ and NixOS/home-manager `environment.variables`, `environment.sessionVariables`,
 (`mkShell`, `mkShellNoCC`, FHS environments, `devShells`, `shellHook`) and in the system
 environment. Not flagged: `LD_LIBRARY_PATH` that holds nothing CUDA- or driver-related (a
 project's own library directory, `/usr/lib64` in an OCI image), nix-ld's
-`NIX_LD_LIBRARY_PATH`, and commented-out shell lines.
+`NIX_LD_LIBRARY_PATH`, commented-out shell lines, and the driver directory alone in a
+derivation's `preCheck`/`checkPhase`/`postCheck`: tests that need a GPU run there, before
+`postFixup` where `autoAddDriverRunpath` patches the binaries, so they cannot find the driver
+otherwise (the export lasts for the test run only).
 
 ## Why
 `LD_LIBRARY_PATH` is global state: it is searched before every library's own RUNPATH, for the
@@ -119,6 +122,9 @@ _ASSIGNMENT = re.compile(rb"^([A-Za-z_][A-Za-z0-9_]*)(\+?=)")
 _HOOK = "autoAddDriverRunpath"
 # top-level `autoAddDriverRunpath` (nixpkgs PR #281576, in 24.05); older targets get no fix
 _HOOK_SINCE = "2024-04-01"
+# phases that run before `fixupPhase`, where `autoAddDriverRunpath` patches RUNPATH: test binaries
+# run there unpatched, so pointing them at the driver is the only way (and lasts for the tests)
+_CHECK_PHASES = frozenset({"preCheck", "checkPhase", "postCheck"})
 
 
 @RULE
@@ -303,6 +309,8 @@ def _list_form(string: Node, ctx: Context) -> bool:
 
 def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: set[str], removal: list[Edit]) -> None:
     where = placement(ctx, at)
+    if where.kind == "package" and classes == {DRIVER} and ctx.semantic.binding_path(at)[:1] in {(p,) for p in _CHECK_PHASES}:
+        return  # GPU tests before fixup: nothing is patched yet
     what = describe(classes)
     if where.kind == "shell":
         ctx.report(
