@@ -3,8 +3,10 @@
 Flags the default of a function argument named `cudaSupport` when it is anything other than
 `config.cudaSupport` (or `pkgs.config.cudaSupport`): `? false`, `? true`, `? stdenv.isLinux`,
 `? config.cudaSupport or false`, ... Not flagged: `cudaSupport ? config.cudaSupport`, a
-`cudaSupport` formal without a default (the caller must pass it), and other switch names
-(`enableCuda`, `withCuda`), which the CUDA team does not standardise on.
+default taken from another argument's switch (`cudaSupport ? torch.cudaSupport`, also with
+`or false`: an extension must match the library it builds against, whose own default follows
+`config.cudaSupport`), a `cudaSupport` formal without a default (the caller must pass it), and
+other switch names (`enableCuda`, `withCuda`), which the CUDA team does not standardise on.
 
 ## Why
 nixpkgs has one global switch, `config.cudaSupport`, that users set once (`nixpkgs.config.cudaSupport
@@ -51,7 +53,7 @@ from tree_sitter import Node
 from cudalint import edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
-from cudalint.syntax import dotted_name, text, unparen
+from cudalint.syntax import attrpath_names, dotted_name, text, unparen
 
 RULE = Rule(
     code="CUDA303",
@@ -73,7 +75,7 @@ def check(formal: Node, ctx: Context) -> None:
     default = formal.child_by_field_name("default")
     if name is None or default is None or text(name) != "cudaSupport":
         return
-    if dotted_name(default) in _ACCEPTED:
+    if dotted_name(default) in _ACCEPTED or _follows_dependency(default, ctx):
         return
     written = " ".join(text(default).split())
     shown = written if len(written) <= 50 else written[:47] + "..."
@@ -83,6 +85,20 @@ def check(formal: Node, ctx: Context) -> None:
         "write `cudaSupport ? config.cudaSupport` (with `config` among the formals)",
         fixes=[_fix(formal, unparen(default) or default, ctx)],
     )
+
+
+def _follows_dependency(default: Node, ctx: Context) -> bool:
+    """`cudaSupport ? torch.cudaSupport` (or `... or false`): the switch of a package passed in
+    as an argument, which carries its own (`passthru.cudaSupport`), so both are built alike."""
+    node = unparen(default)
+    if node is None or node.type != "select_expression":
+        return False
+    base, path = node.child_by_field_name("expression"), node.child_by_field_name("attrpath")
+    if base is None or base.type != "variable_expression" or path is None or attrpath_names(path) != ["cudaSupport"]:
+        return False
+    if text(base) in {"config", "pkgs"}:
+        return False
+    return ctx.semantic.resolve(base).kind == "formal"
 
 
 def _fix(formal: Node, default: Node, ctx: Context) -> Fix | None:
