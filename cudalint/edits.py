@@ -245,9 +245,14 @@ def package_reference(source: SourceFile, semantic: Semantic, ref: CudaRef, pack
     if ref.via == "toplevel" and unparen(node).type == "select_expression":
         base = unparen(node).child_by_field_name("expression")
         return f"{text(base)}.cudaPackages.{package}", []
+    binding = semantic.resolve_name(set_name, node)
+    if binding.kind == "with" and any(_is_nixpkgs(semantic, w) for w in binding.withs):
+        return f"{set_name}.{package}", []  # `with pkgs; [ ... ]` provides the set
     function = semantic.top_function()
     formals = function.child_by_field_name("formals") if function is not None else None
-    if formals is None:
+    if formals is None or is_bound(semantic, node, "pkgs"):
+        # a `pkgs` in scope (`{ pkgs ? import <nixpkgs> { } }:` for nix-shell, whose callers pass
+        # nothing else) spells the set; a new formal would be a required argument nobody passes
         return f"pkgs.cudaPackages.{package}" if is_bound(semantic, node, "pkgs") else f"cudaPackages.{package}", []
     edit = add_formal(source, formals, "cudaPackages")
     return f"cudaPackages.{package}", [edit] if edit is not None else []
