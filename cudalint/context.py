@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from tree_sitter import Node, Tree
 
 from cudalint.model import Diagnostic, Fix, Rule, Severity
+from cudalint.places import Place
 from cudalint.semantic import Semantic
 from cudalint.source import SourceFile
 from cudalint.syntax import text
@@ -41,6 +42,7 @@ class Context:
     ) -> None:
         assert self.rule is not None
         start, end = (where.start_byte, where.end_byte) if isinstance(where, Node) else where
+        at = where if isinstance(where, Node) else self.tree.root_node.named_descendant_for_byte_range(start, end)
         diagnostic = Diagnostic(
             code=self.rule.code,
             message=sys.intern(message),  # the same finding repeats in generated files; an editor keeps them all
@@ -48,6 +50,7 @@ class Context:
             end=end,
             severity=severity or self.rule.severity,
             fixes=tuple(f for f in fixes if f is not None and f.edits),
+            context=self.place(at).kind.value if at is not None else None,
         )
         self.diagnostics.append(diagnostic)
         if self.node is not None:
@@ -55,6 +58,10 @@ class Context:
 
     def text(self, node: Node) -> str:
         return text(node)
+
+    def place(self, node: Node) -> Place:
+        """Where `node` stands (package, dev shell, module, override): advice follows it."""
+        return self.semantic.place(node)
 
     # The reference set, for rules whose findings depend on the target nixpkgs and CUDA releases.
 
@@ -69,8 +76,3 @@ class Context:
         from cudalint.reference import target
 
         return target(self.settings.nixpkgs, self.settings.cuda)
-
-    def assumed_target(self) -> str:
-        """The sentence an era-dependent message ends with: what it assumed, how to change it."""
-        target = self.target
-        return f"(assumed {target.describe()}; {target.how_to_change()})"

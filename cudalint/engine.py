@@ -263,6 +263,7 @@ def relint(previous: LintResult, source: SourceFile, tree: Tree, start: int, old
         moved = Diagnostic(
             d.code, d.message, shifted(d.start), shifted(d.end), d.severity,
             tuple(Fix(f.title, f.applicability, tuple(Edit(shifted(e.start), shifted(e.end), e.content) for e in f.edits), f.isolation) for f in fixes),
+            d.context,
         )
         kept.append(moved)
         origins[id(moved)] = (shifted(origin[0]), shifted(origin[1]))

@@ -67,6 +67,8 @@ class Diagnostic:
     end: int
     severity: Severity
     fixes: tuple[Fix, ...] = ()
+    # where the finding stands (cudalint.places.Kind value: package, dev shell, module, override)
+    context: str | None = None
 
     @property
     def fix(self) -> Fix | None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from tree_sitter import Node, Tree
 
 from cudalint import catalog
+from cudalint.places import Place, is_module_file, place_of
 from cudalint.shell import ShellText, is_shell_string
 from cudalint.source import SourceFile
 from cudalint.syntax import (
@@ -141,6 +142,14 @@ class Semantic:
         # every rule that looks at a variable asks these again: answer each once per file
         self._resolve_cache: dict[tuple[str, tuple[int, int, str]], NameBinding] = {}
         self._ref_cache: dict[tuple[int, int, str], CudaRef | None] = {}
+        self._module_file: bool | None = None
+
+    def place(self, node: Node) -> Place:
+        """Where `node` stands: a package, a dev shell, a module or an override (cudalint.places)."""
+        if self._module_file is None:
+            root = self.tree.root_node
+            self._module_file = is_module_file(root.child_by_field_name("expression") or (root.named_children[0] if root.named_children else None))
+        return place_of(node, self.source.path, self._module_file)
 
     def variables_named(self, name: str, within: Node | None = None) -> list[Node]:
         """`variable_expression`s spelling `name`, in file order. Found from the name's places in

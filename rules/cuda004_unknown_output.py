@@ -125,7 +125,7 @@ def _check_selection(ctx: Context, ref: CudaRef, select: Node) -> None:
     ctx.report(
         span,
         f"`{ctx.source.slice(*span)}` does not exist: `{ref.package}` has only {have} here, so evaluation fails "
-        f"(attribute '{output}' missing); {instead} {ctx.assumed_target()}",
+        f"(attribute '{output}' missing); {instead}",
         fixes=_selection_fixes(ctx, ref, span, package_text, out_only, portable),
     )
 
@@ -143,7 +143,7 @@ def _check_get_output(ctx: Context, ref: CudaRef) -> None:
     ctx.report(
         ref.node,
         f"`{ref.package}` has no `{output}` output in any nixpkgs era: `lib.getOutput \"{output}\"` silently gives its nearly empty `out`; "
-        f"name an output it has or drop it {ctx.assumed_target()}",
+        f"name an output it has or drop it",
         severity=Severity.WARNING,
     )
 

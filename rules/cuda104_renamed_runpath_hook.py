@@ -121,11 +121,10 @@ def _status(old: str, ctx: Context) -> tuple[Severity, str]:
     if old == OLD_FLAG:
         return Severity.WARNING, f"; {where} still honours the old name but prints a deprecation notice"
     since = ctx.reference.deprecation(old).throws_from  # when the alias became a throw (reference set)
-    assumed = "" if ctx.settings.nixpkgs else f" ({ctx.target.how_to_change(cuda=False)})"
     if targets.includes(target, since):
         if old == "autoAddCudaCompatRunpathHook":
-            return Severity.ERROR, f" without an alias (March 2024) and does not exist on {where}{assumed}"
-        return Severity.ERROR, f" and throws on {where} (since {since}){assumed}"
+            return Severity.ERROR, f" without an alias (March 2024) and does not exist on {where}"
+        return Severity.ERROR, f" and throws on {where} (since {since})"
     return Severity.WARNING, f"; on {where} the old name is deprecated (it throws from {since} on)"
 
 

@@ -162,7 +162,7 @@ def _check_interpolation(ctx: Context, ref: CudaRef, root: Node, judged: list[tu
     ctx.report(
         span,
         f"`{ctx.source.slice(*span)}` points into `{ref.package}`'s nearly empty `out`: `/{directory}` is in its "
-        f"`{output}` output; write `${{{getter}}}/{directory}` {ctx.assumed_target()}",
+        f"`{output}` output; write `${{{getter}}}/{directory}`",
         fixes=[fix],
     )
 
@@ -180,7 +180,7 @@ def _report_symlink_farm(ctx: Context, ref: CudaRef, root: Node, attr: str, judg
     ctx.report(
         root,
         f"{how} in `{attr}`: in the symlink-farm era `out` links every output of `{ref.package}`, static libraries "
-        f"included, so all of them reach the runtime closure; name the outputs: `{named_text}` {ctx.assumed_target()}",
+        f"included, so all of them reach the runtime closure; name the outputs: `{named_text}`",
         fixes=[fix],
     )
 
@@ -197,7 +197,7 @@ def _report_propagated(ctx: Context, ref: CudaRef, root: Node, attr: str, judged
     ctx.report(
         root,
         f"`{text(root)}` in `{attr}` propagates its {propagated} to every dependent; propagate the libraries "
-        f"only: `(lib.getLib {text(root)})` {ctx.assumed_target()}",
+        f"only: `(lib.getLib {text(root)})`",
         fixes=[fix],
     )
 

@@ -31,6 +31,7 @@ def finding(result: FileResult, diagnostic: Diagnostic) -> dict[str, Any]:
         "filename": result.path,
         "location": _location(source, diagnostic.start),
         "end_location": _location(source, diagnostic.end),
+        "context": diagnostic.context,
         "fix": None
         if fix is None
         else {
