@@ -13,7 +13,7 @@ The innermost construct that decides wins, so a `mkDerivation` inside a NixOS mo
   `mkDerivation`, `buildPythonPackage`, ... (package; a `mkDerivation` with no source that only
   and no phases is a nix-shell environment); `runCommand`, `symlinkJoin`, wrappers
   (package); `.override`, `overrideAttrs`, `overrideScope`, ... (override);
-- an attribute: `devShells`/`devShell`/`shellHook`/`enterShell` (shell), `overlays` /
+- an attribute: `devShells`/`devShell`/`devshells`/`shellHook`/`enterShell` (shell), `overlays` /
   `packageOverrides` (override), `environment.*`, `home.*`, `programs.*`, `hardware.*`,
   `systemd.*`, `services.*`, `boot.*`, `nixpkgs.*` (module);
 - an overlay function `final: prev: ...` / `self: super: ...` (override);
@@ -131,7 +131,8 @@ WRAPPER_BUILDERS = frozenset(
 OVERRIDE_CALLS = frozenset(
     {"override", "overrideAttrs", "overrideDerivation", "overridePythonAttrs", "overrideScope", "overrideScope'", "extend"}
 )
-SHELL_ATTRS = frozenset({"devShells", "devShell", "shellHook", "enterShell"})
+# `devshells`: numtide devshell's flake module (`perSystem.devshells.<name>`)
+SHELL_ATTRS = frozenset({"devShells", "devShell", "devshells", "shellHook", "enterShell"})
 OVERRIDE_ATTRS = frozenset({"overlays", "packageOverrides"})
 # First attribute names of NixOS / home-manager options that hold CUDA settings.
 MODULE_ROOTS = frozenset(

@@ -4,8 +4,8 @@
   `config.boot.kernelPackages.nvidiaPackages.stable`, `config.hardware.nvidia.package`) or the
   driver directory (`addDriverRunpath.driverLink`, literal `/run/opengl-driver`);
 - what a value put on LD_LIBRARY_PATH consists of (CUDA libraries, the driver, other things);
-- where a node sits: a package, a dev shell or the system environment of a NixOS/home-manager
-  configuration;
+- which derivation a package-context finding can fix (`fixable_call`; where a node stands is
+  `ctx.place`, cudalint/places.py);
 - a small shell tokenizer over `ShellText` (words, operators, commands) so that findings and
   fixes in phases and `shellHook`s work on shell words, not on raw text;
 - spelling a top-level nixpkgs attribute (`autoAddDriverRunpath`, `addDriverRunpath`) where a fix
@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
@@ -23,68 +22,22 @@ from tree_sitter import Node
 from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Edit
+from cudalint.places import Place
 from cudalint.semantic import GETTERS, SEARCH_PATH_FUNCTIONS, Semantic
 from cudalint.shell import MASK, ShellText
 from cudalint.syntax import (
     STRING_TYPES,
-    ancestors,
     attrpath_names,
     dotted_name,
     flatten_apply,
     last_name,
-    outermost_apply,
     text,
     unparen,
 )
 
 LD = "LD_LIBRARY_PATH"
 
-# Builders whose attrset is a derivation that runs the fixup phase: `autoAddDriverRunpath` in its
-# `nativeBuildInputs` patches what it installs.
-DERIVATION_BUILDERS = frozenset(
-    {
-        "mkDerivation",
-        "mkDerivationNoCC",
-        "buildPythonPackage",
-        "buildPythonApplication",
-        "buildGoModule",
-        "buildRustPackage",
-        "buildNpmPackage",
-        "buildDotnetModule",
-        "buildPerlPackage",
-        "buildGoPackage",
-        "buildCudaPackage",
-        "buildRedist",
-        "overrideAttrs",
-        "overridePythonAttrs",
-    }
-)
-# Builders of packages that only link or wrap other store paths: no fixup of their own binaries.
-WRAPPER_BUILDERS = frozenset(
-    {
-        "runCommand",
-        "runCommandLocal",
-        "runCommandCC",
-        "runCommandNoCC",
-        "symlinkJoin",
-        "buildEnv",
-        "writeShellScript",
-        "writeShellScriptBin",
-        "writeScript",
-        "writeScriptBin",
-        "writeShellApplication",
-        "writeTextFile",
-        "writeText",
-        "writeTextDir",
-    }
-)
-# Environments to work in rather than packages to ship.
-SHELL_BUILDERS = frozenset(
-    {"mkShell", "mkShellNoCC", "buildFHSEnv", "buildFHSUserEnv", "buildFHSEnvBubblewrap", "buildFHSEnvChroot", "buildFHSUserEnvBubblewrap"}
-)
-DEV_SHELL_ATTRS = frozenset({"devShells", "devShell", "shellHook"})
-# Attributes of a NixOS / home-manager configuration that set a session-wide environment.
-SYSTEM_ROOTS = frozenset({"environment", "home", "programs"})
+_FIXUP_OVERRIDES = frozenset({"overrideAttrs", "overridePythonAttrs"})
 
 # Attributes of a package that are not part of what it builds or runs.
 METADATA = frozenset({"version", "name", "pname", "meta", "passthru", "src", "outputs", "system", "drvPath", "majorVersion", "tests"})
@@ -94,7 +47,8 @@ _DRIVER_NAME = re.compile(r"^nvidia_x11(_[A-Za-z0-9_]+)?$")
 _DRIVER_SETS = re.compile(r"^(linuxPackages\w*|kernelPackages|pkgs|final|prev|self|super|nixpkgs)$")
 DRIVER_DIR = "/run/opengl-driver"
 _CUDA_LITERAL = re.compile(rb"cuda", re.I)
-_DRIVER_LITERAL = re.compile(rb"nvidia|/run/opengl-driver|libcuda\.so", re.I)
+_DRIVER_DIR_LITERAL = re.compile(rb"/run/opengl-driver(?:-32)?(?:/|$)")
+_DRIVER_LITERAL = re.compile(rb"nvidia|libcuda\.so", re.I)
 _SELF_REFERENCE = re.compile(rb"(?:''|\\)?\$\{LD_LIBRARY_PATH\b[^}]*\}|\$LD_LIBRARY_PATH\b")
 
 
@@ -262,7 +216,9 @@ def is_driver_link(node: Node | None) -> bool:
 
 # ----- what a value put on a library path consists of -------------------------------------------
 
-CUDA, DRIVER, OTHER = "cuda", "driver", "other"
+# CUDA libraries, the driver package (`nvidia_x11`), the driver directory (`driverLink`,
+# `/run/opengl-driver`), anything else
+CUDA, DRIVER, LINK, OTHER = "cuda", "driver", "link", "other"
 
 
 def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -> set[str]:
@@ -291,7 +247,7 @@ def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -
     if semantic.cuda_ref(node) is not None:
         return {CUDA}
     if is_driver_link(node):
-        return {DRIVER}
+        return {LINK}
     ref = driver_ref(semantic, node)
     if ref is not None and ref.rest[:1] not in {("version",), ("name",)}:
         return {DRIVER}
@@ -309,7 +265,7 @@ def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -
             return classify_expression(semantic, arguments[-1], depth + 1)
         if driver_ref(semantic, function) is not None:
             return {DRIVER}  # `nvidiaPackages.mkDriver { ... }`
-        if arguments and name in {"map", "optionalString", "optional", "optionals", "mkIf", "mkForce", "mkDefault", "mkOverride", "mkBefore", "mkAfter", "flatten", "unique", "getLib", "getOutput"}:
+        if arguments and name in {"map", "optionalString", "optional", "optionals", "mkIf", "mkForce", "mkMerge", "mkDefault", "mkOverride", "mkBefore", "mkAfter", "flatten", "unique", "getLib", "getOutput"}:
             return classify_expression(semantic, arguments[-1], depth + 1)
         return {OTHER}
     if kind == "variable_expression":
@@ -360,6 +316,8 @@ def classify_literal(literal: bytes) -> set[str]:
     literal = _SELF_REFERENCE.sub(b"", literal)
     if not re.search(rb"[A-Za-z0-9_/]", literal.replace(b"'", b"").replace(b'"', b"")):
         return set()
+    if _DRIVER_DIR_LITERAL.search(literal):
+        return {LINK}
     if _DRIVER_LITERAL.search(literal):
         return {DRIVER}
     if _CUDA_LITERAL.search(literal):
@@ -390,70 +348,24 @@ def classify_shell_word(semantic: Semantic, shell: ShellText, start: int, end: i
 
 
 def describe(classes: set[str]) -> str:
-    if CUDA in classes and DRIVER in classes:
+    if CUDA in classes and classes & {DRIVER, LINK}:
         return "CUDA libraries and the NVIDIA driver"
-    return "CUDA libraries" if CUDA in classes else "the NVIDIA driver"
+    if CUDA in classes:
+        return "CUDA libraries"
+    return "the NVIDIA driver package" if DRIVER in classes else "the driver directory"
 
 
-# ----- where a node sits ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Placement:
-    """`package` (a derivation or wrapper script), `shell` (a dev shell, FHS env, `shellHook`)
-    or `system` (NixOS/home-manager session environment). `builder` is the derivation builder
-    call (name, outer apply node) whose attrset holds the node, when that builder runs a fixup."""
-
-    kind: str
-    builder: str | None = None
-    call: Node | None = None
-
-
-def enclosing_builder(node: Node) -> tuple[str, str, Node] | None:
-    """The innermost known builder call whose argument holds `node`: (kind, name, call), kind
-    `derivation`, `wrapper` or `shell`. Calls such as `lib.optionalAttrs` are looked through."""
-    child = node
-    for parent in ancestors(node):
-        if parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
-            call = outermost_apply(parent)
-            function, _ = flatten_apply(call)
-            name = last_name(function)
-            dotted = dotted_name(function) or ""
-            if name in SHELL_BUILDERS or ".mkShell." in f".{dotted}.":
-                return "shell", name or "mkShell", call
-            if name in DERIVATION_BUILDERS:
-                return "derivation", name, call
-            if name in WRAPPER_BUILDERS:
-                return "wrapper", name, call
-        child = parent
+def fixable_call(place: Place) -> tuple[Node, str] | None:
+    """The builder call and name of the derivation a package-context fix can edit: a derivation
+    builder (`mkDerivation`, `buildPythonPackage`, ...) or `overrideAttrs`, whose fixup phase runs
+    the hooks of `nativeBuildInputs`; None for wrappers, shells and modules."""
+    if place.node is None:
+        return None
+    if place.is_package and place.builder is not None:
+        return place.node, place.builder
+    if place.is_override and place.detail in _FIXUP_OVERRIDES:
+        return place.node, place.detail
     return None
-
-
-def placement(ctx: Context, node: Node) -> Placement:
-    semantic = ctx.semantic
-    path = semantic.binding_path(node)
-    if path[:1] == ("config",):
-        path = path[1:]
-    found = enclosing_builder(node)
-    if "shellHook" in path or (found is not None and found[0] == "shell") or _in_dev_shells(node):
-        return Placement("shell")
-    if found is not None:
-        kind, name, call = found
-        return Placement("package", name if kind == "derivation" else None, call if kind == "derivation" else None)
-    if path and (path[0] in SYSTEM_ROOTS or "sessionVariables" in path):
-        return Placement("system")
-    if os.path.basename(ctx.source.path) == "shell.nix":
-        return Placement("shell")
-    return Placement("package")
-
-
-def _in_dev_shells(node: Node) -> bool:
-    for ancestor in ancestors(node):
-        if ancestor.type == "binding":
-            names = attrpath_names(ancestor.child_by_field_name("attrpath"))
-            if any(n in DEV_SHELL_ATTRS for n in names if n is not None):
-                return True
-    return False
 
 
 # ----- spelling a top-level attribute in a fix ----------------------------------------------------

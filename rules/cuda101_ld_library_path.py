@@ -82,19 +82,20 @@ from tree_sitter import Node
 from cudalint import edits, targets
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.places import Kind, Place
 from cudalint.rules._driver import (
     CUDA,
     DRIVER,
     LD,
     OTHER,
+    LINK,
     Command,
-    Placement,
     Token,
     classify_expression,
     classify_shell_word,
     commands,
     describe,
-    placement,
+    fixable_call,
     remove_command,
     remove_word,
     spell_toplevel,
@@ -114,6 +115,9 @@ RULE = Rule(
 )
 
 _LD = LD.encode()
+_FLAGGED = frozenset({CUDA, DRIVER, LINK})
+# what numtide devshell's `env` items put into the variable
+_ENV_ITEM_VALUES = ("value", "prefix", "eval")
 _WRAPPER_FLAG = re.compile(rb"--(?:prefix|suffix|set|set-default)\s+[\"']?LD_LIBRARY_PATH\b")
 _PREFIX_FLAGS = frozenset({b"--prefix", b"--suffix"})
 _SET_FLAGS = frozenset({b"--set", b"--set-default"})
@@ -141,19 +145,33 @@ def check(node: Node, ctx: Context) -> None:
 def _check_binding(binding: Node, ctx: Context) -> None:
     attrpath = binding.child_by_field_name("attrpath")
     names = attrpath_names(attrpath)
-    if not names or names[-1] != LD:
-        return
     owner = binding.parent.parent if binding.parent is not None else None
     value = binding_value(binding)
-    if owner is None or owner.type not in ATTRSET_TYPES or value is None:
+    if owner is None or owner.type not in ATTRSET_TYPES or value is None or not names:
+        return
+    if names == ["name"] and string_literal(value) == LD:
+        _check_env_item(ctx, owner, value)
+        return
+    if names[-1] != LD:
         return
     path = ctx.semantic.binding_path(value)
     if "passthru" in path or "meta" in path:
         return
     classes = classify_expression(ctx.semantic, value)
-    if not classes & {CUDA, DRIVER}:
+    if not classes & _FLAGGED:
         return
-    _report(ctx, (attrpath.start_byte, attrpath.end_byte), value, f"`{text(attrpath)} = ...`", classes, [edits.delete_element(ctx.source, binding)])
+    _report(ctx, (attrpath.start_byte, attrpath.end_byte), value, f"`{LD} = ...`", classes, [edits.delete_element(ctx.source, binding)])
+
+
+def _check_env_item(ctx: Context, item: Node, name: Node) -> None:
+    """numtide devshell's `env = [ { name = "LD_LIBRARY_PATH"; value = ...; } ]` (also `prefix`,
+    `eval`)."""
+    values = [v for attr in _ENV_ITEM_VALUES if (b := edits.find_binding(item, attr)) is not None and (v := binding_value(b)) is not None]
+    classes: set[str] = set()
+    for value in values:
+        classes |= classify_expression(ctx.semantic, value)
+    if classes & _FLAGGED:
+        _report(ctx, (name.start_byte, name.end_byte), name, f"`{LD}` in `env`", classes, [])
 
 
 # ----- shell text and wrapper arguments ---------------------------------------------------------
@@ -192,7 +210,7 @@ def _check_flags(ctx: Context, string: Node, shell: ShellText, toks: list[Token]
             continue
         flag, end = toks[index], toks[value]
         classes = classify_shell_word(ctx.semantic, shell, end.start, end.end)
-        if classes & {CUDA, DRIVER}:
+        if classes & _FLAGGED:
             removal = _remove_flag(ctx, string, shell, toks, command, index, value, flags_only)
             span = (_span_start(ctx, toks, command, flag.start), end.end)
             _report(ctx, span, string, f"`{word.decode()} LD_LIBRARY_PATH`", classes, removal)
@@ -243,7 +261,7 @@ def _check_assignments(ctx: Context, string: Node, shell: ShellText, toks: list[
     if first.plain == b"addToSearchPath" and command.first + 2 <= command.last and toks[command.first + 1].plain == _LD:
         value = toks[command.first + 2]
         classes = classify_shell_word(ctx.semantic, shell, value.start, value.end)
-        if classes & {CUDA, DRIVER}:
+        if classes & _FLAGGED:
             _report(ctx, (first.start, value.end), string, "`addToSearchPath LD_LIBRARY_PATH`", classes, [remove_command(shell, toks, command)])
         return
     builtin = first.plain if first.plain in _BUILTINS or first.plain == b"env" else None
@@ -261,7 +279,7 @@ def _check_assignments(ctx: Context, string: Node, shell: ShellText, toks: list[
             continue
         if match.group(1) == _LD and token.end > token.start + match.end():
             classes = classify_shell_word(ctx.semantic, shell, token.start + match.end(), token.end)
-            if classes & {CUDA, DRIVER}:
+            if classes & _FLAGGED:
                 alone = options_end == command.last == index
                 removal = remove_command(shell, toks, command) if alone and builtin != b"env" else remove_word(toks, index, command)
                 start = first.start if builtin in _BUILTINS and alone else token.start
@@ -298,7 +316,7 @@ def _list_form(string: Node, ctx: Context) -> bool:
     else:
         return True
     classes = classify_expression(ctx.semantic, elements[value])
-    if classes & {CUDA, DRIVER}:
+    if classes & _FLAGGED:
         span = (elements[position - 1].start_byte, elements[value].end_byte)
         _report(ctx, span, string, f"`\"{flag.decode()}\" \"LD_LIBRARY_PATH\"`", classes, [edits.delete_span(ctx.source, *span)])
     return True
@@ -306,47 +324,49 @@ def _list_form(string: Node, ctx: Context) -> bool:
 
 # ----- reporting and the fix --------------------------------------------------------------------
 
+# module options that set every session's environment, and those that set one service's
+_SESSION_ROOTS = ("environment.", "home.", "programs.")
+_SERVICE_ROOTS = ("systemd.",)
+
 
 def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: set[str], removal: list[Edit]) -> None:
-    where = placement(ctx, at)
-    if where.kind == "package" and classes == {DRIVER} and ctx.semantic.binding_path(at)[:1] in {(p,) for p in _CHECK_PHASES}:
+    place = ctx.place(at)
+    cuda = CUDA in classes
+    if place.is_module and place.detail.startswith(_SESSION_ROOTS):
+        instead = (
+            "give prebuilt programs the redistributables through `programs.nix-ld.libraries`"
+            if cuda
+            else "Nix-built programs find the driver through RUNPATH, prebuilt ones through `programs.nix-ld`"
+        )
+        ctx.report(span, f"{form} puts {describe(classes)} on every session's `LD_LIBRARY_PATH`: remove it; {instead}", severity=Severity.INFO)
+        return
+    if place.is_module and place.detail.startswith(_SERVICE_ROOTS):
+        ctx.report(span, f"{form} puts {describe(classes)} on a service's `LD_LIBRARY_PATH`: run a program packaged with `autoAddDriverRunpath` instead")
+        return
+    if place.is_shell or place.is_module:  # a dev shell, or an option of the user's own (a shell's, mostly)
+        if not classes & {CUDA, DRIVER}:
+            return  # the driver directory (with the libraries wheels need): the shell idiom
+        ctx.report(
+            span,
+            f"{form} puts {describe(classes)} on `LD_LIBRARY_PATH`: keep only `${{addDriverRunpath.driverLink}}/lib` there (for pip wheels) or use nix-ld",
+            severity=Severity.INFO,
+        )
+        return
+    if place.kind is Kind.PACKAGE and classes <= {DRIVER, LINK} and ctx.semantic.binding_path(at)[:1] in {(p,) for p in _CHECK_PHASES}:
         return  # GPU tests before fixup: nothing is patched yet
-    what = describe(classes)
-    if where.kind == "shell":
-        ctx.report(
-            span,
-            f"{form} puts {what} on `LD_LIBRARY_PATH` in a dev shell: programs built by Nix find them through their RUNPATH "
-            "(`autoAddDriverRunpath`) and need nothing here. Shells that run prebuilt pip wheels often do need the driver "
-            "directory (`${addDriverRunpath.driverLink}/lib`) on it; then keep it to that",
-            severity=Severity.INFO,
-        )
-        return
-    if where.kind == "system":
-        ctx.report(
-            span,
-            f"{form} puts {what} on every session's `LD_LIBRARY_PATH`: it leaks into all programs of the system (and the "
-            "loader ignores it for setuid ones). Nix-built programs find the driver through RUNPATH (`autoAddDriverRunpath`); "
-            "for prebuilt binaries use nix-ld (`programs.nix-ld.libraries`, which sets `NIX_LD_LIBRARY_PATH`)",
-            severity=Severity.INFO,
-        )
-        return
-    ctx.report(
-        span,
-        f"{form} puts {what} on `LD_LIBRARY_PATH`, global state that overrides RUNPATH for the program and everything it "
-        "starts and is ignored for setuid programs: let the binaries find them through their RUNPATH (`autoAddDriverRunpath` "
-        "in the package's `nativeBuildInputs`). Where a package really needs it (ollama's unpatched runners, nixGL), keep it with "
-        "`# cudalint: ignore[CUDA101] -- reason`",
-        fixes=[_fix(ctx, where, at, classes, removal)],
-    )
+    instead = "link them (RUNPATH) and add `autoAddDriverRunpath` to `nativeBuildInputs`" if cuda else "add `autoAddDriverRunpath` to `nativeBuildInputs` instead"
+    ctx.report(span, f"{form} puts {describe(classes)} on `LD_LIBRARY_PATH`: {instead}", fixes=[_fix(ctx, place, at, classes, removal)])
 
 
-def _fix(ctx: Context, where: Placement, at: Node, classes: set[str], removal: list[Edit]) -> Fix | None:
-    if where.call is None or OTHER in classes or not removal or not targets.includes(ctx.settings.nixpkgs, _HOOK_SINCE):
+def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[Edit]) -> Fix | None:
+    fixable = fixable_call(place)
+    if fixable is None or OTHER in classes or not removal or not targets.includes(ctx.settings.nixpkgs, _HOOK_SINCE):
         return None  # something else on the path would be lost with the entry
+    call_node, builder = fixable
     call = ctx.semantic.enclosing_call(at)
-    if call is None or call.node != where.call:
+    if call is None or call.node != call_node:
         return None
-    addition = _add_hook(ctx, call.attrset, where.builder)
+    addition = _add_hook(ctx, call.attrset, builder)
     if addition is None:
         return None
     changes = edits.merge_edits([*removal, *addition])

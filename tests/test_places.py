@@ -40,6 +40,8 @@ CASES = [
     ("default.nix", "{ pkgs }: pkgs.stdenv.mkDerivation { name = \"env\"; buildInputs = [ MARK ]; shellHook = ''echo''; }", Kind.SHELL, "nix-shell environment"),
     ("pkg.nix", "{ stdenv, MARK }: stdenv.mkDerivation { src = ./.; shellHook = ''export X=${MARK}''; }", Kind.SHELL, "shellHook"),
     ("devenv.nix", "{ pkgs, ... }: { packages = [ MARK ]; env.CUDA_PATH = MARK; }", Kind.SHELL, "devenv.nix"),
+    # numtide devshell's flake module
+    ("flake.nix", "{ outputs = _: { perSystem = { pkgs, ... }: { devshells.default.env = [ { name = \"X\"; value = MARK; } ]; }; }; }", Kind.SHELL, "devshells"),
     ("devenv.nix", "{ pkgs, ... }: { enterShell = ''export X=${MARK}''; }", Kind.SHELL, "enterShell"),
     # NixOS / home-manager modules
     ("configuration.nix", "{ config, pkgs, ... }: { environment.systemPackages = with pkgs; [ MARK ]; }", Kind.MODULE, "environment.systemPackages"),
