@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
+from cudalint import catalog, edits, targets
 from cudalint.context import Context
 from cudalint.model import Edit
 from cudalint.places import Place
@@ -49,7 +49,7 @@ DRIVER_DIR = "/run/opengl-driver"
 _CUDA_LITERAL = re.compile(rb"cuda", re.I)
 _DRIVER_DIR_LITERAL = re.compile(rb"/run/opengl-driver(?:-32)?(?:/|$)")
 _DRIVER_LITERAL = re.compile(rb"nvidia|libcuda\.so", re.I)
-_SELF_REFERENCE = re.compile(rb"(?:''|\\)?\$\{LD_LIBRARY_PATH\b[^}]*\}|\$LD_LIBRARY_PATH\b")
+SELF_REFERENCE = re.compile(rb"(?:''|\\)?\$\{LD_LIBRARY_PATH\b[^}]*\}|\$LD_LIBRARY_PATH\b")
 
 
 # ----- the driver ---------------------------------------------------------------------------------
@@ -313,7 +313,7 @@ def _classify_piece(semantic: Semantic, literal: bytes, interpolations: list[Nod
 
 def classify_literal(literal: bytes) -> set[str]:
     """A literal path (or shell word) of a library path list."""
-    literal = _SELF_REFERENCE.sub(b"", literal)
+    literal = SELF_REFERENCE.sub(b"", literal)
     if not re.search(rb"[A-Za-z0-9_/]", literal.replace(b"'", b"").replace(b'"', b"")):
         return set()
     if _DRIVER_DIR_LITERAL.search(literal):
@@ -330,7 +330,7 @@ def classify_shell_word(semantic: Semantic, shell: ShellText, start: int, end: i
     on a library path: its `:`-separated parts, each a literal or Nix interpolations."""
     data = bytearray(shell.source.data[start:end])
     masked = shell.masked[start - shell.offset : end - shell.offset]
-    for match in _SELF_REFERENCE.finditer(masked):
+    for match in SELF_REFERENCE.finditer(masked):
         data[match.start() : match.end()] = b" " * (match.end() - match.start())
     found: set[str] = set()
     position = 0
@@ -366,6 +366,61 @@ def fixable_call(place: Place) -> tuple[Node, str] | None:
     if place.is_override and place.detail in _FIXUP_OVERRIDES:
         return place.node, place.detail
     return None
+
+
+# ----- literal driver directories in strings ------------------------------------------------------
+
+# top-level `addDriverRunpath` (nixpkgs PR #269475, after 23.11); older targets use `addOpenGLRunpath`
+_DRIVER_RUNPATH_SINCE = "2023-12-01"
+# `echo`/`printf` arguments are words shown to a person, not paths
+_MESSAGE_COMMAND = re.compile(rb"(?:^|[;&|(]|\bthen|\bdo|\belse)\s*(?:>&?\d?\s*)?(?:echo|printf)\b[^;&|]*$")
+
+
+def is_host_path(data: bytes, offset: int) -> bool:
+    """Not a path under some other root (`${root}/run/...`, `./run/...`, `$out/run/...`)."""
+    if offset == 0:
+        return True
+    previous = data[offset - 1 : offset]
+    if previous in (b"/", b".", b"}", b"$"):
+        return False
+    if re.match(rb"[\w]", previous):
+        return data[max(0, offset - 2) : offset] == b"-L"
+    return True
+
+
+def in_shell_comment(shell: ShellText | None, offset: int) -> bool:
+    line = shell.line_at(offset) if shell is not None else None
+    return line is not None and line.comment_start is not None and offset >= line.comment_start
+
+
+def in_shell_message(shell: ShellText | None, offset: int) -> bool:
+    """Whether `offset` is in the arguments of an `echo`/`printf` (text for a person)."""
+    line = shell.line_at(offset) if shell is not None else None
+    return line is not None and _MESSAGE_COMMAND.search(line.code[: offset - line.start]) is not None
+
+
+def driver_runpath_name(ctx: Context) -> str:
+    """The target's name of the package whose `driverLink` is the driver directory."""
+    return "addDriverRunpath" if targets.includes(ctx.settings.nixpkgs, _DRIVER_RUNPATH_SINCE) else "addOpenGLRunpath"
+
+
+# signs that 32-bit software is built or run here (where `/run/opengl-driver-32` is right): nixpkgs'
+# i686 set, NixOS's 32-bit graphics switch (`enable32Bit`, formerly `driSupport32Bit`), FHS
+# `multiPkgs` (built for both architectures), Steam and Wine
+_32BIT_SIGNS = re.compile(rb"pkgsi686Linux|i686|32Bit|32bit|multiPkgs|lib32|pkgs32|steam|wine", re.I)
+# the 64-bit directory, spelled right or wrong (a misspelled pair is corrected as a pair)
+_64BIT_DIR = re.compile(rb"/run/open[-_ ]?gl[-_ ]?drivers?(?:/|\b(?!-))|driverLink", re.I)
+
+
+def stray_32bit_dir(ctx: Context, string: Node) -> bool:
+    """Whether `/run/opengl-driver-32` in `string` stands for the 64-bit directory: nothing in the
+    file builds or runs 32-bit software, and the value that holds it (the binding around the
+    string) does not also name the 64-bit directory, as NixOS's own
+    `LD_LIBRARY_PATH = [ "/run/opengl-driver/lib" "/run/opengl-driver-32/lib" ]` does."""
+    if _32BIT_SIGNS.search(ctx.source.data):
+        return False
+    holder = ctx.semantic.enclosing_binding(string) or string
+    return _64BIT_DIR.search(holder.text or b"") is None
 
 
 # ----- spelling a top-level attribute in a fix ----------------------------------------------------

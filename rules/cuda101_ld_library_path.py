@@ -7,9 +7,24 @@ paths naming cuda) or the driver (`addDriverRunpath.driverLink`, `/run/opengl-dr
 `LD_LIBRARY_PATH = ...` and `env.LD_LIBRARY_PATH` attributes, `export LD_LIBRARY_PATH=...`,
 `LD_LIBRARY_PATH=... cmd` and `addToSearchPath LD_LIBRARY_PATH ...` in phases and `shellHook`s,
 and NixOS/home-manager `environment.variables`, `environment.sessionVariables`,
-`home.sessionVariables`. It is a warning in packages and information in dev shells
-(`mkShell`, `mkShellNoCC`, FHS environments, `devShells`, `shellHook`) and in the system
-environment. Not flagged: `LD_LIBRARY_PATH` that holds nothing CUDA- or driver-related (a
+`home.sessionVariables` (also through `lib.mkMerge`, `lib.mkForce` and lists), numtide devshell
+`env = [ { name = "LD_LIBRARY_PATH"; value = ...; } ]` items, and a let-bound string or list
+(reported where it is written). Also flagged: an `export LD_LIBRARY_PATH=...` without
+`$LD_LIBRARY_PATH` that drops the driver directory an earlier line of the same script set.
+
+What each context gets (`ctx.place`):
+- a package or an `overrideAttrs`: a warning, with an unsafe fix that removes the entry and
+  adds `autoAddDriverRunpath` to `nativeBuildInputs` (derivation builders only, not wrappers);
+- a dev shell (`mkShell`, FHS environments, `devShells`, numtide `devshells`, `shellHook`,
+  `shell.nix`, a devenv module's `env`), and a module option of the user's own: information,
+  saying to keep only `${addDriverRunpath.driverLink}/lib` (what pip wheels need) or to use
+  nix-ld; silent when the value holds only the driver directory (with libraries that are not
+  CUDA's, such as the wheels' `libstdc++`), which is that advice followed;
+- a NixOS/home-manager session (`environment.*`, `home.*`, `programs.*`): information, advising
+  `programs.nix-ld.libraries` (CUDA redistributables) or RUNPATH for the driver;
+- a systemd service: a warning without a fix (package the program with `autoAddDriverRunpath`).
+
+Not flagged: `LD_LIBRARY_PATH` that holds nothing CUDA- or driver-related (a
 project's own library directory, `/usr/lib64` in an OCI image), nix-ld's
 `NIX_LD_LIBRARY_PATH`, commented-out shell lines, and the driver directory alone in a
 derivation's `preCheck`/`checkPhase`/`postCheck`: tests that need a GPU run there, before
@@ -89,6 +104,7 @@ from cudalint.rules._driver import (
     LD,
     OTHER,
     LINK,
+    SELF_REFERENCE,
     Command,
     Token,
     classify_expression,
@@ -160,7 +176,7 @@ def _check_binding(binding: Node, ctx: Context) -> None:
     classes = classify_expression(ctx.semantic, value)
     if not classes & _FLAGGED:
         return
-    _report(ctx, (attrpath.start_byte, attrpath.end_byte), value, f"`{LD} = ...`", classes, [edits.delete_element(ctx.source, binding)])
+    _report(ctx, (attrpath.start_byte, attrpath.end_byte), value, f"`{LD}`", classes, [edits.delete_element(ctx.source, binding)])
 
 
 def _check_env_item(ctx: Context, item: Node, name: Node) -> None:
@@ -190,10 +206,27 @@ def _check_string(string: Node, ctx: Context) -> None:
         shell = ShellText(string, ctx.source)  # `"--prefix LD_LIBRARY_PATH : ${...}"` in makeWrapperArgs
         flags_only = True
     toks = tokens(shell)
+    settings: list[tuple[Token, int, set[str]]] = []
     for command in commands(toks):
         _check_flags(ctx, string, shell, toks, command, flags_only)
         if not flags_only:
-            _check_assignments(ctx, string, shell, toks, command)
+            _check_assignments(ctx, string, shell, toks, command, settings)
+    _check_dropped(ctx, shell, settings)
+
+
+def _check_dropped(ctx: Context, shell: ShellText, settings: list[tuple[Token, int, set[str]]]) -> None:
+    """`export LD_LIBRARY_PATH=...` without `$LD_LIBRARY_PATH` after one that set the driver
+    directory: the later one drops it (reported when nothing else reports it)."""
+    for index, (token, value_start, classes) in enumerate(settings):
+        if classes & _FLAGGED or SELF_REFERENCE.search(shell.masked[value_start - shell.offset : token.end - shell.offset]):
+            continue
+        earlier = next((t for t, _, c in reversed(settings[:index]) if c & {DRIVER, LINK}), None)
+        if earlier is not None:
+            line = ctx.source.line_of(earlier.start) + 1
+            ctx.report(
+                (token.start, token.end),
+                f"this `{LD}` replaces the one of line {line}, dropping the driver directory: append `:${LD}`",
+            )
 
 
 def _check_flags(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command, flags_only: bool) -> None:
@@ -256,7 +289,9 @@ def _list_element(node: Node) -> Node:
     return node
 
 
-def _check_assignments(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command) -> None:
+def _check_assignments(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command, settings: list[tuple[Token, int, set[str]]]) -> None:
+    """`export LD_LIBRARY_PATH=...`, `LD_LIBRARY_PATH=... cmd`, `addToSearchPath`; the values that
+    stay set for the rest of the script are added to `settings`."""
     first = toks[command.first]
     if first.plain == b"addToSearchPath" and command.first + 2 <= command.last and toks[command.first + 1].plain == _LD:
         value = toks[command.first + 2]
@@ -279,13 +314,19 @@ def _check_assignments(ctx: Context, string: Node, shell: ShellText, toks: list[
             continue
         if match.group(1) == _LD and token.end > token.start + match.end():
             classes = classify_shell_word(ctx.semantic, shell, token.start + match.end(), token.end)
+            if builtin in _BUILTINS or (builtin is None and _only_assignments(toks, command)):
+                settings.append((token, token.start + match.end(), classes))
             if classes & _FLAGGED:
                 alone = options_end == command.last == index
                 removal = remove_command(shell, toks, command) if alone and builtin != b"env" else remove_word(toks, index, command)
                 start = first.start if builtin in _BUILTINS and alone else token.start
-                form = "`export LD_LIBRARY_PATH=...`" if builtin == b"export" else "`LD_LIBRARY_PATH=...`"
+                form = "`export LD_LIBRARY_PATH`" if builtin == b"export" else "`LD_LIBRARY_PATH=`"
                 _report(ctx, (_span_start(ctx, toks, command, start), token.end), string, form, classes, [removal])
         index += 1
+
+
+def _only_assignments(toks: list[Token], command: Command) -> bool:
+    return all(_ASSIGNMENT.match(toks[i].raw) for i in range(command.first, command.last + 1))
 
 
 def _span_start(ctx: Context, toks: list[Token], command: Command, start: int) -> int:
@@ -338,24 +379,24 @@ def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: s
             if cuda
             else "Nix-built programs find the driver through RUNPATH, prebuilt ones through `programs.nix-ld`"
         )
-        ctx.report(span, f"{form} puts {describe(classes)} on every session's `LD_LIBRARY_PATH`: remove it; {instead}", severity=Severity.INFO)
+        ctx.report(span, f"{form} with {describe(classes)} for every session: remove it; {instead}", severity=Severity.INFO)
         return
     if place.is_module and place.detail.startswith(_SERVICE_ROOTS):
-        ctx.report(span, f"{form} puts {describe(classes)} on a service's `LD_LIBRARY_PATH`: run a program packaged with `autoAddDriverRunpath` instead")
+        ctx.report(span, f"{form} with {describe(classes)} in a service: run a program packaged with `autoAddDriverRunpath` instead")
         return
     if place.is_shell or place.is_module:  # a dev shell, or an option of the user's own (a shell's, mostly)
         if not classes & {CUDA, DRIVER}:
             return  # the driver directory (with the libraries wheels need): the shell idiom
         ctx.report(
             span,
-            f"{form} puts {describe(classes)} on `LD_LIBRARY_PATH`: keep only `${{addDriverRunpath.driverLink}}/lib` there (for pip wheels) or use nix-ld",
+            f"{form} with {describe(classes)}: keep only `${{addDriverRunpath.driverLink}}/lib` there (for pip wheels) or use nix-ld",
             severity=Severity.INFO,
         )
         return
     if place.kind is Kind.PACKAGE and classes <= {DRIVER, LINK} and ctx.semantic.binding_path(at)[:1] in {(p,) for p in _CHECK_PHASES}:
         return  # GPU tests before fixup: nothing is patched yet
     instead = "link them (RUNPATH) and add `autoAddDriverRunpath` to `nativeBuildInputs`" if cuda else "add `autoAddDriverRunpath` to `nativeBuildInputs` instead"
-    ctx.report(span, f"{form} puts {describe(classes)} on `LD_LIBRARY_PATH`: {instead}", fixes=[_fix(ctx, place, at, classes, removal)])
+    ctx.report(span, f"{form} with {describe(classes)}: {instead}", fixes=[_fix(ctx, place, at, classes, removal)])
 
 
 def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[Edit]) -> Fix | None:

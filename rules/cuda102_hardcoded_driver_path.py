@@ -66,10 +66,10 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import edits, targets
+from cudalint import edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
-from cudalint.rules._driver import DRIVER_DIR, spell_toplevel
+from cudalint.rules._driver import DRIVER_DIR, driver_runpath_name, in_shell_comment, in_shell_message, is_host_path, spell_toplevel, stray_32bit_dir
 from cudalint.syntax import STRING_TYPES
 
 RULE = Rule(
@@ -91,8 +91,6 @@ _FLAG_ATTRIBUTE = re.compile(
     r"^(?:\w*LDFLAGS|\w*CFLAGS\w*|\w*CXXFLAGS|NVCC_\w*FLAGS|cmakeFlags|mesonFlags|configureFlags|makeFlags|buildFlags|ninjaFlags)$"
 )
 _FLAG_LINE = re.compile(rb"LDFLAGS|\b(?:cmake|meson|configure|make)Flags\b|-DCMAKE_")
-# top-level `addDriverRunpath` (nixpkgs PR #269475, after 23.11); older targets use `addOpenGLRunpath`
-_DRIVER_RUNPATH_SINCE = "2023-12-01"
 
 
 @RULE
@@ -110,31 +108,14 @@ def check(node: Node, ctx: Context) -> None:
     for match in _PATH.finditer(data):
         start = node.start_byte + match.start()
         end = node.start_byte + match.end()
-        if not _is_host_path(ctx.source.data, start) or (shell is not None and _in_comment(shell, start)):
+        if not is_host_path(ctx.source.data, start) or in_shell_comment(shell, start) or in_shell_message(shell, start):
             continue
         before = _word_before(ctx.source.data, string, start)
         build_flag = _is_build_flag(before, path, shell, start)
         if match.group(1):
-            _report_32(ctx, (start, end), build_flag)
+            _report_32(ctx, string, (start, end), build_flag)
         else:
             _report(ctx, string, (start, end), build_flag)
-
-
-def _is_host_path(data: bytes, offset: int) -> bool:
-    """Not a path under some other root (`${root}/run/...`, `./run/...`, `$out/run/...`)."""
-    if offset == 0:
-        return True
-    previous = data[offset - 1 : offset]
-    if previous in (b"/", b".", b"}", b"$"):
-        return False
-    if re.match(rb"[\w]", previous):
-        return data[max(0, offset - 2) : offset] == b"-L"
-    return True
-
-
-def _in_comment(shell, offset: int) -> bool:
-    line = shell.line_at(offset)
-    return line is not None and line.comment_start is not None and offset >= line.comment_start
 
 
 def _word_before(data: bytes, string: Node, start: int) -> bytes:
@@ -157,19 +138,12 @@ def _is_build_flag(before: bytes, path: tuple[str, ...], shell, start: int) -> b
     return line is not None and _FLAG_LINE.search(line.code) is not None
 
 
-_BUILD_FLAG_NOTE = (
-    "; as a build flag it is also an impure host path: it points the build at the build machine's driver, which does not "
-    "exist in the sandbox. Link against the `libcuda.so` stub from `cuda_cudart` (its `lib/stubs`) instead, and let "
-    "`autoAddDriverRunpath` add the driver directory to the RUNPATH for run time"
-)
+_BUILD_FLAG_NOTE = "; as a build flag, link the `libcuda.so` stub from `cuda_cudart` instead"
 
 
 def _report(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool) -> None:
-    name = "addDriverRunpath" if targets.includes(ctx.settings.nixpkgs, _DRIVER_RUNPATH_SINCE) else "addOpenGLRunpath"
-    message = (
-        f"hardcoded driver directory `/run/opengl-driver/lib`: write `${{{name}.driverLink}}/lib`, where nixpkgs defines "
-        "the location of the host's driver once (and switches to `-32` for i686 builds)"
-    )
+    name = driver_runpath_name(ctx)
+    message = f"hardcoded driver directory `/run/opengl-driver/lib`: write `${{{name}.driverLink}}/lib`"
     if build_flag:
         message += _BUILD_FLAG_NOTE
     fix = None
@@ -182,12 +156,10 @@ def _report(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool)
     ctx.report(span, message, fixes=[fix])
 
 
-def _report_32(ctx: Context, span: tuple[int, int], build_flag: bool) -> None:
-    message = (
-        "hardcoded 32-bit driver directory `/run/opengl-driver-32/lib`: write "
-        "`${pkgsi686Linux.addDriverRunpath.driverLink}/lib` (or `${addDriverRunpath.driverLink}/lib` in a package built "
-        "for i686), where nixpkgs defines the location of the host's driver once"
-    )
+def _report_32(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool) -> None:
+    if stray_32bit_dir(ctx, string):
+        return  # standing for the 64-bit directory: CUDA109
+    message = "hardcoded 32-bit driver directory `/run/opengl-driver-32/lib`: write `${pkgsi686Linux.addDriverRunpath.driverLink}/lib`"
     if build_flag:
         message += _BUILD_FLAG_NOTE
     ctx.report(span, message)

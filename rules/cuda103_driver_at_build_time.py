@@ -4,15 +4,26 @@ Flags the driver from nixpkgs, `nvidia_x11`, `linuxPackages*.nvidia_x11`,
 `config.boot.kernelPackages.nvidia_x11`, `...nvidiaPackages.stable`,
 `config.hardware.nvidia.package`, where it becomes part of what is built or run: in build
 inputs (`buildInputs`, `nativeBuildInputs`, `propagatedBuildInputs`, a dev shell's
-`packages`, ...), in `lib.makeLibraryPath`/`makeSearchPath`, on `LD_LIBRARY_PATH`, or
-interpolated into a derivation's strings (`-L${nvidia_x11}/lib`, `patchelf --set-rpath
-${nvidia_x11}/lib`). A variable bound to the driver is reported where it is bound. Not
-flagged: NixOS driver selection (`hardware.nvidia.package = ...`,
-`config.boot.kernelPackages.nvidiaPackages.stable`, `services.xserver.videoDrivers`,
-`boot.extraModulePackages`), the system's own driver (`config....`) on a NixOS
-`LD_LIBRARY_PATH`, a variable merely named `nvidia_x11` that is bound to something else,
-metadata (`nvidia_x11.version`), and overrides of `nvidia_x11` that set `version`/`src` to
-match the host's driver (nixGL-style wrappers).
+`packages`, an FHS environment's `targetPkgs`/`multiPkgs`, a let-bound list passed on with
+`inherit buildInputs;`, ...), in `lib.makeLibraryPath`/`makeSearchPath` (also of a let-bound
+list), on `LD_LIBRARY_PATH`, or interpolated into a derivation's or shell's strings
+(`-L${nvidia_x11}/lib`, `patchelf --set-rpath ${nvidia_x11}/lib`). A variable bound to the
+driver is reported where it is bound, `inherit (pkgs.linuxPackages) nvidia_x11;` at the
+inherited name, once.
+
+What each context gets (`ctx.place`): a package, a warning (link the `libcuda.so` stub, find the
+driver through `autoAddDriverRunpath`); a dev shell, a warning (use the host's
+`${addDriverRunpath.driverLink}/lib`); a NixOS/home-manager module, a warning where a driver from
+nixpkgs (`pkgs.linuxPackages*.nvidia_x11`) is used by `environment.*`, `home.*`,
+`programs.nix-ld.*` or `systemd.*` (`ExecStart = "${pkgs.linuxPackages.nvidia_x11.bin}/bin/nvidia-smi"`):
+it is the default kernel's driver, not the one the system loads, and the unsafe fix writes
+`config.hardware.nvidia.package` where the module takes `config`.
+
+Not flagged: NixOS driver selection (`hardware.nvidia.package = ...`, `boot.extraModulePackages`,
+`services.xserver.videoDrivers`), the system's own driver (`config....`) in a module, a variable
+merely named `nvidia_x11` that is bound to something else, metadata (`nvidia_x11.version`),
+commented-out shell lines, and overrides of `nvidia_x11` that set `version`/`src` to match the
+host's driver (nixGL-style wrappers).
 
 ## Why
 The user-space driver libraries (`libcuda.so`, `libnvidia-ml.so`) must match the kernel module
@@ -21,8 +32,11 @@ links or wraps `nvidia_x11` is tied to one driver version: it fails with "API mi
 other host and is rebuilt for every driver update. nixpkgs links CUDA programs against the
 `libcuda.so` stub that `cuda_cudart` ships and finds the real driver at run time through the
 RUNPATH entry `autoAddDriverRunpath` adds (`/run/opengl-driver/lib`, which NixOS points at the
-host's driver). There is no automatic fix: what replaces the driver depends on whether it was
-linked, wrapped or run.
+host's driver). In a NixOS module, `pkgs.linuxPackages.nvidia_x11` belongs to the default
+kernel, while the system loads `config.hardware.nvidia.package` (which follows
+`boot.kernelPackages`): `nvidia-smi` from the other one fails with "Driver/library version
+mismatch". Packages and shells get no automatic fix: what replaces the driver depends on
+whether it was linked, wrapped or run. The module fix is unsafe: it changes the driver used.
 
 ## Example
 ```nix
@@ -59,6 +73,7 @@ stdenv.mkDerivation {
 - https://github.com/NixOS/nixpkgs/pull/117318
 - https://github.com/NixOS/nixpkgs/pull/139564
 - https://github.com/NixOS/nixpkgs/pull/323249
+- https://github.com/NixOS/nixpkgs/blob/master/nixos/modules/hardware/video/nvidia.nix
 """
 
 from __future__ import annotations
@@ -221,7 +236,7 @@ def _where_used(ctx: Context, ref: DriverRef, expression: Node, depth: int) -> t
         if place.node is not None or place.is_shell:
             return ("in the shell's environment" if place.is_shell else "in a build"), place
     if depth < 2:
-        let = _let_binding(expression)
+        let = _let_binding(expression) or _let_list(ctx, expression)
         if let is not None:
             name, binding = let
             for use in semantic.uses(name, binding):
@@ -326,6 +341,13 @@ def _on_ld_library_path(ctx: Context, string: Node, interpolation: Node) -> bool
         return _LD_WORD.search(string.text or b"") is not None
     line = shell.line_at(interpolation.start_byte)
     return line is not None and _LD_WORD.search(line.code) is not None
+
+
+def _let_list(ctx: Context, expression: Node) -> tuple[str, Node] | None:
+    """`name = [ ... expression ... ];` in a `let`: the name and binding."""
+    binding = ctx.semantic.let_binding_holding(expression)
+    names = attrpath_names(binding.child_by_field_name("attrpath")) if binding is not None else []
+    return (names[0], binding) if binding is not None and names and names[0] is not None else None
 
 
 def _let_binding(expression: Node) -> tuple[str, Node] | None:

@@ -117,15 +117,14 @@ def _target(ctx: Context) -> str | None:
 def _status(old: str, ctx: Context) -> tuple[Severity, str]:
     """Severity, and a clause saying how the target treats the old name."""
     target = _target(ctx)
-    where = targets.describe(target)
     if old == OLD_FLAG:
-        return Severity.WARNING, f"; {where} still honours the old name but prints a deprecation notice"
+        return Severity.WARNING, " (deprecated)"
     since = ctx.reference.deprecation(old).throws_from  # when the alias became a throw (reference set)
     if targets.includes(target, since):
         if old == "autoAddCudaCompatRunpathHook":
-            return Severity.ERROR, f" without an alias (March 2024) and does not exist on {where}"
-        return Severity.ERROR, f" and throws on {where} (since {since})"
-    return Severity.WARNING, f"; on {where} the old name is deprecated (it throws from {since} on)"
+            return Severity.ERROR, " without an alias (it does not exist)"
+        return Severity.ERROR, f" (throws since {since})"
+    return Severity.WARNING, f" (throws from {since})"
 
 
 def _message(old: str, ctx: Context, described: str, advice: str) -> tuple[str, Severity]:
@@ -380,10 +379,7 @@ def _check_shell(string: Node, ctx: Context) -> None:
         new = ALL_RENAMES[old]
         if old == "addOpenGLRunpath":
             severity, status = _status(old, ctx)
-            message = (
-                f"shell function `{old}` comes from the `{old}` package, which was renamed `{new}`{status}; "
-                f"the `{new}` setup hook defines only `{new}`: call `{new}`"
-            )
+            message = f"shell function `{old}` went with its package, renamed `{new}`{status}: call `{new}`"
         else:
             message, severity = _message(old, ctx, f"`{old}` (in shell code)", f"write `{new}`")
         ctx.report((start, end), message, severity=severity, fixes=[_fix(ctx, old, [Edit(start, end, new)])])

@@ -155,13 +155,13 @@ def check(string: Node, ctx: Context) -> None:
             continue
         message = _message(construct, analysis)
         if not construct.removable:
-            message += " (not removed automatically: the loop does more than patch, or it sits inside a condition)"
+            message += " (by hand: the loop does more than patch)"
         ctx.report((construct.start, construct.end), message, fixes=[analysis.fix if construct.removable else None])
 
 
 def _message(construct: Construct, analysis: Analysis) -> str:
     function = construct.function
-    instead = f"list `{AUTO}` in `nativeBuildInputs` instead: it patches every dynamically linked ELF file of every output"
+    instead = f"list `{AUTO}` in `nativeBuildInputs` instead"
     if construct.kind == "loop":
         return f"`{function}` called in a loop over files in `{construct.phase}`: {instead}"
     if construct.kind == "find":

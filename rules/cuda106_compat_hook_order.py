@@ -90,10 +90,5 @@ def check(binding: Node, ctx: Context) -> None:
             Applicability.SAFE,
             (edits.replace(compat.node, text(driver.node)), Edit(driver.node.start_byte, driver.node.end_byte, text(compat.node))),
         )
-    where = "" if fix is not None else " (they are in different lists joined by `++`: move it by hand)"
-    ctx.report(
-        compat.node,
-        f"`{compat.name}` is listed before `{driver.name}`: its `cuda_compat` runpath must be prepended last to take precedence, "
-        f"so list it after `{driver.name}`{where}",
-        fixes=[fix],
-    )
+    where = "" if fix is not None else " (by hand: they are in different lists)"
+    ctx.report(compat.node, f"`{compat.name}` before `{driver.name}` loses to it: list it after `{driver.name}`{where}", fixes=[fix])

@@ -83,7 +83,7 @@ def check(node: Node, ctx: Context) -> None:
     if site is None:
         through = sorted(ctx.semantic.input_attrs(node) & catalog.HOST_INPUTS)
         if through:
-            ctx.report(node, _message(name, through[0]) + " (it reaches them through a variable: move it by hand)")
+            ctx.report(node, _message(name, through[0]) + " (by hand: it gets there through a variable)")
         return
     if site.attr not in catalog.HOST_INPUTS or unparen(site.element) != node:
         return
@@ -91,8 +91,7 @@ def check(node: Node, ctx: Context) -> None:
 
 
 def _message(name: str, attr: str) -> str:
-    effect = "pushes it onto every package that depends on this one" if attr.startswith("propagated") else "takes it for the host platform"
-    return f"`{name}` is a setup hook listed in `{attr}`, which {effect}: build-time hooks belong in `nativeBuildInputs`"
+    return f"setup hook `{name}` in `{attr}`: move it to `nativeBuildInputs`"
 
 
 def _move(node: Node, name: str, site: InputSite, ctx: Context) -> Fix | None:

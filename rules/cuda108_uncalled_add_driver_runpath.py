@@ -100,9 +100,4 @@ def check(node: Node, ctx: Context) -> None:
         return
     changes = replace_element_with(ctx, HookElement(node, name, site), "autoAddDriverRunpath", keep_formal=False)
     fix = Fix("Replace with `autoAddDriverRunpath`", Applicability.UNSAFE, tuple(changes), formals_isolation(ctx, changes)) if changes else None
-    ctx.report(
-        node,
-        f"`{name}` only provides the shell function `{name}` and nothing in this file calls it, so no file gets the driver runpath: "
-        "use `autoAddDriverRunpath`, which patches every ELF file in `postFixup`",
-        fixes=[fix],
-    )
+    ctx.report(node, f"`{name}` is listed but its function is never called, so nothing gets the driver runpath: use `autoAddDriverRunpath`", fixes=[fix])

@@ -50,7 +50,9 @@ def test_newest_nixpkgs_throws_on_the_old_names() -> None:
         ("dontUseAutoAddOpenGLRunpath", Severity.WARNING),  # still honoured, with a notice
         ("addOpenGLRunpath", Severity.ERROR),
     ]
-    assert all("the newest nixpkgs" in message for _, _, message in found)
+    # the status is said, the assumed target is not (the reporters state it once per run)
+    assert all("throws" in message or "does not exist" in message or "deprecated" in message for _, _, message in found)
+    assert not any("nixpkgs" in message for _, _, message in found)
 
 
 def test_release_with_deprecated_aliases_warns() -> None:
@@ -58,7 +60,7 @@ def test_release_with_deprecated_aliases_warns() -> None:
     severities = {span: severity for span, severity, _ in found}
     assert severities["addOpenGLRunpath"] is Severity.WARNING
     assert severities["cudaPackages.autoAddCudaCompatRunpathHook"] is Severity.ERROR  # renamed without an alias
-    assert all("nixpkgs 24.05" in message for _, _, message in found)
+    assert not any("24.05" in message for _, _, message in found)  # the target is the reporters' to state
     assert {s for _, s, _ in _findings(OLD_NAMES, "24.11")} == {Severity.ERROR, Severity.WARNING}
     assert dict((span, s) for span, s, _ in _findings(OLD_NAMES, "2024-11-16"))["addOpenGLRunpath"] is Severity.WARNING
 
