@@ -14,7 +14,9 @@ and NixOS/home-manager `environment.variables`, `environment.sessionVariables`,
 
 What each context gets (`ctx.place`):
 - a package or an `overrideAttrs`: a warning, with an unsafe fix that removes the entry and
-  adds `autoAddDriverRunpath` to `nativeBuildInputs` (derivation builders only, not wrappers);
+  adds `autoAddDriverRunpath` to `nativeBuildInputs` (derivation builders only); a wrapper script
+  (`runCommand`, `writeShellScriptBin`, ...) is told to patch the program it wraps, since a
+  launcher of arbitrary programs (nixGL) is the one place `LD_LIBRARY_PATH` belongs;
 - a dev shell (`mkShell`, FHS environments, `devShells`, numtide `devshells`, `shellHook`,
   `shell.nix`, a devenv module's `env`), and a module option of the user's own: information,
   saying to keep only `${addDriverRunpath.driverLink}/lib` (what pip wheels need) or to use
@@ -97,7 +99,7 @@ from tree_sitter import Node
 from cudalint import edits, targets
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
-from cudalint.places import Kind, Place
+from cudalint.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.rules._driver import (
     CUDA,
     DRIVER,
@@ -395,7 +397,12 @@ def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: s
         return
     if place.kind is Kind.PACKAGE and classes <= {DRIVER, LINK} and ctx.semantic.binding_path(at)[:1] in {(p,) for p in _CHECK_PHASES}:
         return  # GPU tests before fixup: nothing is patched yet
-    instead = "link them (RUNPATH) and add `autoAddDriverRunpath` to `nativeBuildInputs`" if cuda else "add `autoAddDriverRunpath` to `nativeBuildInputs` instead"
+    if place.is_package and place.detail in WRAPPER_BUILDERS:
+        instead = "patch the wrapped program with `autoAddDriverRunpath` instead (a launcher such as nixGL: suppress)"
+    elif cuda:
+        instead = "link them (RUNPATH) and add `autoAddDriverRunpath` to `nativeBuildInputs`"
+    else:
+        instead = "add `autoAddDriverRunpath` to `nativeBuildInputs` instead"
     ctx.report(span, f"{form} with {describe(classes)}: {instead}", fixes=[_fix(ctx, place, at, classes, removal)])
 
 
