@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import enum
 import os
+import re
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -142,6 +143,7 @@ MODULE_ROOTS = frozenset(
 _SOURCE_ATTRS = frozenset(
     {"src", "srcs", "unpackPhase", "buildPhase", "installPhase", "buildCommand", "builder", "configurePhase", "dontUnpack", "phases"}
 )
+_PHASE_ATTR = re.compile(r"^(?:(?:pre|post)[A-Z]\w*|\w+Phase)$")
 _OVERLAY_FIRST = frozenset({"final", "self", "pfinal"})
 _OVERLAY_SECOND = frozenset({"prev", "super", "pprev", "previous"})
 _SHELL_FILES = {"shell.nix": "shell.nix", "devenv.nix": "devenv.nix"}
@@ -203,8 +205,9 @@ def _call_place(apply: Node) -> Place | None:
 
 
 def _builds_nothing(attrset: Node) -> bool:
-    present = {n for b in bindings_of(attrset) for n in attrpath_names(b.child_by_field_name("attrpath"))[:1] if n}
-    return not (present | _inherited(attrset)) & _SOURCE_ATTRS
+    present = {n for b in bindings_of(attrset) for n in attrpath_names(b.child_by_field_name("attrpath"))[:1] if n} | _inherited(attrset)
+    # a phase or a phase hook (`postInstall`, `preFixup`) is something to build
+    return not present & _SOURCE_ATTRS and not any(_PHASE_ATTR.match(n) for n in present)
 
 
 def _in_attrset(binding: Node) -> bool:

@@ -38,6 +38,8 @@ CASES = [
     ("shell.nix", "{ pkgs ? import <nixpkgs> { } }: with pkgs; mkShellNoCC { buildInputs = [ MARK ]; }", Kind.SHELL, "mkShellNoCC"),
     ("shell.nix", "{ pkgs ? import <nixpkgs> { } }: let libs = [ MARK ]; in pkgs.callPackage ./x.nix { inherit libs; }", Kind.SHELL, "shell.nix"),
     ("default.nix", "{ pkgs }: pkgs.stdenv.mkDerivation { name = \"env\"; buildInputs = [ MARK ]; shellHook = ''echo''; }", Kind.SHELL, "nix-shell environment"),
+    # a phase hook is something to build, even without `src`
+    ("pkg.nix", "{ stdenv, MARK }: stdenv.mkDerivation { pname = \"w\"; postInstall = ''wrap ${MARK}''; }", Kind.PACKAGE, "mkDerivation"),
     ("pkg.nix", "{ stdenv, MARK }: stdenv.mkDerivation { src = ./.; shellHook = ''export X=${MARK}''; }", Kind.SHELL, "shellHook"),
     ("devenv.nix", "{ pkgs, ... }: { packages = [ MARK ]; env.CUDA_PATH = MARK; }", Kind.SHELL, "devenv.nix"),
     # numtide devshell's flake module
