@@ -238,6 +238,7 @@ def test_json_shape_matches_ruff() -> None:
             "filename": "pkgs/a.nix",
             "location": {"row": 4, "column": 25},
             "end_location": {"row": 4, "column": 36},
+            "context": data[0]["context"],
             "fix": {
                 "applicability": "unsafe",
                 "message": "Replace the runfile toolkit with `cuda_nvcc`",
@@ -246,6 +247,7 @@ def test_json_shape_matches_ruff() -> None:
             "url": "https://github.com/cudalint/cudalint/blob/main/docs/rules.md#cuda001-runfile-toolkit",
         }
     ]
+    assert data[0]["context"] in {"package", "dev shell", "module", "override"}
     edits = data[0]["fix"]["edits"]
     assert {"content": "cudaPackages.cuda_nvcc", "location": {"row": 4, "column": 25}, "end_location": {"row": 4, "column": 36}} in edits
     assert all(set(e) == {"content", "location", "end_location"} for e in edits)
