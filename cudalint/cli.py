@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--select", action="append", type=_selector_list, metavar="CODES", help="only these rules (codes or prefixes, comma-separated; ALL for every rule); replaces the configuration's selection")
     rules.add_argument("--extend-select", action="append", type=_selector_list, metavar="CODES", help="rules to enable on top of the selection")
     rules.add_argument("--ignore", action="append", type=_selector_list, metavar="CODES", help="rules to disable")
-    rules.add_argument("--nixpkgs", metavar="TARGET", help='target nixpkgs: a release ("24.05"), "unstable" or a date ("2024-06-30"); default: the flake.lock\'s nixpkgs, else the newest')
+    rules.add_argument("--nixpkgs", metavar="TARGET", help='target nixpkgs: a NixOS release ("24.05", "nixos-24.05", "nixpkgs-24.05-darwin"), "unstable" ("nixos-unstable", "master") or a date ("2024-06-30"); default: the nixpkgs the files pin (flake.lock, flake.nix, fetchTarball, niv/npins), else the newest')
     rules.add_argument("--cuda", action="append", type=_selector_list, metavar="RELEASES", help='target CUDA releases, comma-separated ("12.8,13.0"); default: the one the target nixpkgs\' cudaPackages points at')
     config = check.add_argument_group("configuration")
     config.add_argument("--config", metavar="FILE", help="use this configuration file for every file (no discovery)")
@@ -452,13 +452,13 @@ def _check(args: argparse.Namespace) -> int:
         reporter = get_reporter(output_format)
         options = ReportOptions(color=color, unsafe_fixes=unsafe)
         if output_format == "text" and args.quiet:
-            # the text report ends with its summary line; --quiet prints the findings only
+            # --quiet prints the findings only: no targets, file counts or summary
             import io
+            from dataclasses import replace
 
             buffer = io.StringIO()
-            reporter(results, buffer, options)
-            body = buffer.getvalue().rstrip("\n")
-            body = body.rpartition("\n")[0]
+            reporter(results, buffer, replace(options, summary=False))
+            body = buffer.getvalue()
             out.write(body.rstrip("\n") + "\n" if body.strip() else "")
         else:
             reporter(results, out, options)

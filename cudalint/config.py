@@ -22,7 +22,9 @@ from collections.abc import Iterable, Sequence
 from cudalint.files import DEFAULT_MAX_FILE_SIZE, GlobPattern, IgnoreFile, Listings, is_ignored
 from cudalint.registry import known_codes, resolve_selector
 from cudalint.settings import DEFAULT_TIME_BUDGET, LintSettings
-from cudalint.targets import TargetError, target_date
+from cudalint import pins
+from cudalint.pins import NEWEST, Pin
+from cudalint.targets import ACCEPTED, TargetError, normalize
 
 CONFIG_NAMES = ("cudalint.toml", ".cudalint.toml")
 PYPROJECT = "pyproject.toml"
@@ -224,12 +226,11 @@ def validate_nixpkgs(value: Any, where: str, key: str) -> str:
     if isinstance(value, float):
         raise ConfigError(where, f'`{key}` must be a string: write {key} = "{value:.2f}"')
     if not isinstance(value, str):
-        raise ConfigError(where, f'`{key}` must be a string ("24.05", "unstable" or "2024-06-30"), not {_type_name(value)}')
+        raise ConfigError(where, f"`{key}` must be a string: {ACCEPTED}; not {_type_name(value)}")
     try:
-        target_date(value)
+        return normalize(value)
     except TargetError as error:
         raise ConfigError(where, f"`{key}`: {error}") from None
-    return value.strip()
 
 
 def validate_cuda(value: Any, where: str, key: str) -> tuple[str, ...]:
@@ -382,6 +383,16 @@ def _flake_nixpkgs_date(lock_path: str) -> str | None:
         return None
 
 
+def _small_text(path: str, limit: int = 1 << 20) -> str:
+    """A pin file's text ("" when it cannot be read or is larger than `limit`)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace") if len(data) <= limit else ""
+
+
 # ---------------------------------------------------------------------------------------------
 # Per-file settings
 
@@ -410,6 +421,7 @@ class FileSettings:
     unsafe_fixes: bool
     max_file_size: int
     config: str | None  # the config file that applies (for messages)
+    pin: Pin = NEWEST  # the target nixpkgs and where it came from
 
 
 @dataclass
@@ -422,7 +434,7 @@ class Resolver:
     _loaded: dict[str, Config | None] = field(default_factory=dict)
     _enabled: dict[int, frozenset[str]] = field(default_factory=dict)
     _settings: dict[tuple, LintSettings] = field(default_factory=dict)
-    _flake: dict[str, str | None] = field(default_factory=dict)
+    _flake: dict[str, Pin] = field(default_factory=dict)
     _fixed: Config | None = None
     _dir_settings: dict[str, FileSettings] = field(default_factory=dict)
     # what the walk saw in the directories it listed (give the walker the same object)
@@ -493,16 +505,53 @@ class Resolver:
     def flake_date(self, directory: str) -> str | None:
         """The nixpkgs input's lastModified date from the nearest flake.lock at or above
         `directory`, not looking above the git repository's root."""
+        pin = self.pin(directory)
+        return pin.nixpkgs if pin.source is not None and pin.source.endswith("flake.lock") else None
+
+    def pin(self, directory: str) -> Pin:
+        """The nixpkgs the nearest pin at or above `directory` names (cudalint/pins.py), not
+        looking above the git repository's root: a flake.lock, else a flake.nix's inputs, else
+        niv's or npins' sources.json, else a default.nix/shell.nix that fetches nixpkgs."""
         if directory in self._flake:
             return self._flake[directory]
-        result: str | None = None
+        found = self._pin_here(directory)
         parent = os.path.dirname(directory)
+        if found is None:
+            if parent != directory and not self.listings.exists(directory, ".git"):
+                found = self.pin(parent)
+            else:
+                found = NEWEST
+        self._flake[directory] = found
+        return found
+
+    def _pin_here(self, directory: str) -> Pin | None:
+        def shown(name: str) -> str:
+            return display_path(os.path.join(directory, name), self.cwd)
+
         if self.listings.is_file(directory, "flake.lock"):
-            result = _flake_nixpkgs_date(os.path.join(directory, "flake.lock"))
-        elif parent != directory and not self.listings.exists(directory, ".git"):
-            result = self.flake_date(parent)
-        self._flake[directory] = result
-        return result
+            date = _flake_nixpkgs_date(os.path.join(directory, "flake.lock"))
+            if date is not None:
+                return Pin(date, shown("flake.lock"))
+        if self.listings.is_file(directory, "flake.nix") and not self.listings.is_file(directory, "flake.lock"):
+            target = pins.flake_input(_small_text(os.path.join(directory, "flake.nix")))
+            if target is not None:
+                return Pin(target, f"{shown('flake.nix')} inputs.nixpkgs.url")
+        for folder, name in (("nix", "sources.json"), ("npins", "sources.json")):
+            if self.listings.exists(directory, folder):
+                path = os.path.join(directory, folder, name)
+                target = pins.sources_json(_small_text(path))
+                if target is not None:
+                    return Pin(target, display_path(path, self.cwd))
+        if os.path.basename(directory) in ("nix", "npins") and os.path.isfile(os.path.join(directory, "sources.json")):
+            target = pins.sources_json(_small_text(os.path.join(directory, "sources.json")))
+            if target is not None:
+                return Pin(target, shown("sources.json"))
+        for name in ("default.nix", "shell.nix"):
+            if self.listings.is_file(directory, name):
+                target = pins.fetched_in(_small_text(os.path.join(directory, name)))
+                if target is not None:
+                    return Pin(target, f"{shown(name)} fetches nixpkgs")
+        return None
 
     def settings_for(self, path: str) -> FileSettings:
         """Settings for a file (absolute path; for stdin, the --stdin-filename or a path in the
@@ -519,9 +568,13 @@ class Resolver:
                 hit = pattern.matches_path_or_parent(relative)
                 if hit != pattern.negated:
                     enabled = enabled - codes
-        nixpkgs = self.overrides.nixpkgs or config.nixpkgs
-        if nixpkgs is None:
-            nixpkgs = self.flake_date(directory)
+        if self.overrides.nixpkgs is not None:
+            pin = Pin(self.overrides.nixpkgs, "--nixpkgs", explicit=True)
+        elif config.nixpkgs is not None:
+            pin = Pin(config.nixpkgs, f"{display_path(config.path, self.cwd) if config.path else 'configuration'} nixpkgs", explicit=True)
+        else:
+            pin = self.pin(directory)
+        nixpkgs = pin.nixpkgs
         cuda = self.overrides.cuda if self.overrides.cuda is not None else config.cuda
         budget = config.time_budget or DEFAULT_TIME_BUDGET
         key = (enabled, nixpkgs, cuda, budget)
@@ -529,7 +582,7 @@ class Resolver:
         if lint is None:
             lint = self._settings[key] = LintSettings(enabled, nixpkgs, cuda, budget)
         unsafe = self.overrides.unsafe_fixes if self.overrides.unsafe_fixes is not None else bool(config.unsafe_fixes)
-        settings = FileSettings(lint, unsafe, config.max_file_size or DEFAULT_MAX_FILE_SIZE, config.path)
+        settings = FileSettings(lint, unsafe, config.max_file_size or DEFAULT_MAX_FILE_SIZE, config.path, pin)
         if not config.per_file_ignores:  # then the directory decides: the files in it share one object
             self._dir_settings[directory] = settings
         return settings

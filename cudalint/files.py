@@ -429,7 +429,10 @@ class Listings:
     `flake.lock`, `.git`): answering from the one `os.scandir` listing saves a stat per question.
     Directories the walk did not list (those above its roots) are asked of the file system."""
 
-    NAMES = frozenset({".gitignore", ".git", "flake.lock", "cudalint.toml", ".cudalint.toml", "pyproject.toml"})
+    NAMES = frozenset(
+        {".gitignore", ".git", "flake.lock", "cudalint.toml", ".cudalint.toml", "pyproject.toml"}
+        | {"flake.nix", "default.nix", "shell.nix", "nix", "npins"}  # where a nixpkgs pin can be (cudalint/pins.py)
+    )
 
     def __init__(self) -> None:
         self._listed: set[str] = set()

@@ -9,7 +9,9 @@ releases it offers.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
+import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
@@ -39,6 +41,11 @@ class Deprecation:
     replacement: str | None
     note: str
     evidence: tuple[str, ...]
+    certain: bool = False  # a plain alias of `replacement` (same package, same CUDA release)
+
+    def in_effect_on(self, nixpkgs: str | None) -> bool:
+        """Whether the target already warns (or throws) on the name."""
+        return targets.includes(nixpkgs, self.since if len(self.since) == 10 else f"{self.since}-28")
 
     def throws_on(self, nixpkgs: str | None) -> bool:
         return self.throws_from is not None and targets.includes(nixpkgs, self.throws_from)
@@ -129,10 +136,15 @@ class ReferenceSet:
                 replacement=d["replacement"],
                 note=d["note"],
                 evidence=tuple(d["evidence"]),
+                certain=d.get("certain", False),
             )
             for name, d in data["deprecations"].items()
         }
         self.scope_attributes = frozenset(data["scope"])
+        self.release_branch_offs: dict[str, str] = {
+            release: facts["branchOff"] for release, facts in {**data["olderNixos"], **data["nixos"]}.items()
+        }
+        self._patterns = tuple((re.compile(d["pattern"]), name) for name, d in data["deprecations"].items() if "pattern" in d)
         self.libraries: dict[str, str] = data["libraries"]
         self.output_names = frozenset(data["outputNames"])
         redist = {name for release in data["releases"].values() for name in release["packages"]}
@@ -156,8 +168,8 @@ class ReferenceSet:
         nixos = self.data["nixos"]
         date = targets.target_date(nixpkgs)
         if date is not None:
-            for release in sorted(nixos, key=targets.target_date):
-                if targets.target_date(release) >= date:
+            for release in sorted(nixos, key=lambda r: nixos[r]["branchOff"]):
+                if _dt.date.fromisoformat(nixos[release]["branchOff"]) >= date:
                     return nixos[release]["defaultCuda"]
         return self.data["unstable"]["defaultCuda"]
 
@@ -222,6 +234,19 @@ class ReferenceSet:
 
     def deprecation(self, name: str) -> Deprecation | None:
         return self.deprecations.get(name)
+
+    def toplevel_change(self, name: str, scope: str = "top-level") -> Deprecation | None:
+        """A removed or renamed name of nixpkgs' top level (or of the Python package sets, with
+        `scope="python"`): by name, else by the family patterns. Package sets are CUDA002's."""
+        deprecation = self.deprecations.get(name)
+        if deprecation is not None:
+            owned_elsewhere = name.startswith("cudaPackages_") or self.data["deprecations"][name].get("kind") == "hook"
+            return deprecation if deprecation.scope == scope and not owned_elsewhere else None
+        if scope == "top-level":
+            for pattern, family in self._patterns:
+                if pattern.match(name):
+                    return self.deprecations[family]
+        return None
 
     def removed_set(self, name: str) -> Deprecation | None:
         deprecation = self.deprecations.get(name)

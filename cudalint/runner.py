@@ -8,6 +8,7 @@ skipped), notices for stderr, and whether something went wrong that the user mus
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import difflib
 import itertools
 import os
@@ -18,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from cudalint import files
 from cudalint.config import FileSettings
-from cudalint.results import FileResult
+from cudalint.results import FileResult, ReportedTarget
 from cudalint.source import SourceFile
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
@@ -100,7 +101,7 @@ def process_source(
 ) -> Processed:
     """Lint one decoded file; with FIX write the fixes to `write_path` (or return them as
     `output` when it is None: stdin); with DIFF return them as a diff."""
-    from cudalint import engine, fixing
+    from cudalint import engine
 
     processed = Processed(None)
     if not engine.may_find(read.raw, settings.lint.enabled):
@@ -109,6 +110,19 @@ def process_source(
         if mode == FIX and write_path is None:
             processed.output = read.raw
         return processed
+    settings, target = _file_target(read.text, display, settings)
+    processed = _process_parsed(display, read, settings, mode, write_path)
+    if processed.result is not None:
+        processed.result.target = target
+    return processed
+
+
+def _process_parsed(
+    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None
+) -> Processed:
+    from cudalint import engine, fixing
+
+    processed = Processed(None)
     source = SourceFile(display, read.text)
     first = engine.lint(source, settings.lint)
     processed.notices.extend(first.notes)
@@ -167,6 +181,21 @@ def process_source(
             return processed
     processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, internal_errors=internal)
     return processed
+
+
+def _file_target(text: str, display: str, settings: FileSettings) -> tuple[FileSettings, ReportedTarget]:
+    """The file's own nixpkgs fetch overrides a pin found around it (not a configured target)."""
+    from cudalint import pins
+    from cudalint.reference import target
+
+    pin = settings.pin
+    if not pin.explicit:
+        fetched = pins.fetched_in(text)
+        if fetched is not None:
+            pin = pins.Pin(fetched, f"{display} fetches nixpkgs")
+            settings = dataclasses.replace(settings, lint=dataclasses.replace(settings.lint, nixpkgs=fetched), pin=pin)
+    judged = target(settings.lint.nixpkgs, settings.lint.cuda)
+    return settings, ReportedTarget(settings.lint.nixpkgs, pin.source, judged.era.id, judged.releases)
 
 
 def read_problem(display: str, problem: files.ReadProblem, explicit: bool) -> Processed:

@@ -156,7 +156,7 @@ in
   schema = 1;
   inherit eras releases deprecations scope;
   nixos = mapAttrs (release: facts: facts // { era = eraOfNixos release; }) eraFile.nixos;
-  inherit (eraFile) unstable;
+  inherit (eraFile) unstable olderNixos;
   members = scopeMembers;
   libraries = roles.libraries;
   outputNames = allOutputNames;

@@ -51,6 +51,29 @@
     "25.05" = { defaultCuda = "12.8"; branchOff = "2025-05-22"; };
     "25.11" = { defaultCuda = "12.8"; branchOff = "2025-11-22"; };
   };
+  # Older NixOS releases (one `nixos/doc/manual/release-notes/rl-YYMM` file each; 14.10/14.11 and
+  # 21.03 were planned names, released as 14.12 and 21.05). cudalint models no CUDA package set
+  # before 22.05: a target among these is judged by the oldest era and 22.05's CUDA release. Their
+  # branch-offs are taken as the 22nd of the month, like the newer ones above: no CUDA change
+  # this set records lies within a month of one.
+  olderNixos = {
+    "13.10" = { branchOff = "2013-10-22"; };
+    "14.04" = { branchOff = "2014-04-22"; };
+    "14.12" = { branchOff = "2014-12-22"; };
+    "15.09" = { branchOff = "2015-09-22"; };
+    "16.03" = { branchOff = "2016-03-22"; };
+    "16.09" = { branchOff = "2016-09-22"; };
+    "17.03" = { branchOff = "2017-03-22"; };
+    "17.09" = { branchOff = "2017-09-22"; };
+    "18.03" = { branchOff = "2018-03-22"; };
+    "18.09" = { branchOff = "2018-09-22"; };
+    "19.03" = { branchOff = "2019-03-22"; };
+    "19.09" = { branchOff = "2019-09-22"; };
+    "20.03" = { branchOff = "2020-03-22"; };
+    "20.09" = { branchOff = "2020-09-22"; };
+    "21.05" = { branchOff = "2021-05-22"; };
+    "21.11" = { branchOff = "2021-11-22"; };
+  };
   # nixpkgs after the newest release above (nixos-unstable in 2026).
   unstable = { defaultCuda = "12.9"; };
 }

@@ -136,7 +136,7 @@ def test_config_option_errors(tmp_path, monkeypatch, capsys) -> None:
         ('unsafe-fixes = "yes"\n', ["`unsafe-fixes` must be true or false", "not a string"]),
         ("nixpkgs = 24.05\n", ['`nixpkgs` must be a string: write nixpkgs = "24.05"']),
         ('nixpkgs = "24.03"\n', ["`nixpkgs`:", "does not exist"]),
-        ('nixpkgs = "yesterday"\n', ["`nixpkgs`:", "is not a release"]),
+        ('nixpkgs = "yesterday"\n', ["`nixpkgs`:", "is not understood", "nixos-unstable", "nixpkgs-23.05-darwin"]),
         ('nixpkgs = "2024-02-30"\n', ["not a valid date"]),
         ("cuda = 12.4\n", ['`cuda` must be an array of CUDA releases: write cuda = ["12.4"]']),
         ('cuda = ["12"]\n', ["'12' is not a CUDA release"]),

@@ -12,10 +12,10 @@ from cudalint.engine import lint
 from cudalint.fixing import apply_edits
 from cudalint.model import Applicability, Diagnostic, Edit, Fix, Severity
 from cudalint.reporters import FORMATS, ReportOptions, get_reporter
+from cudalint.results import FileResult, ReportedTarget
 from cudalint.reporters.github import escape_data, escape_property
 from cudalint.reporters.statistics import write_statistics
 from cudalint.reporters.text import expand_line
-from cudalint.results import FileResult
 from cudalint.source import SourceFile
 
 from samples import SETTINGS, TOOLKIT, checked
@@ -109,8 +109,32 @@ def test_text_show_fixes_false_omits_help() -> None:
 
 def test_text_all_checks_passed() -> None:
     output = render("text", [checked("a.nix", "{ cudaPackages }: cudaPackages.cuda_nvcc\n")])
-    assert output == "All checks passed!\n"
+    assert output == "Checked 1 file.\nAll checks passed!\n"
     assert render("text", []) == "All checks passed!\n"
+
+
+def test_text_summary_says_what_the_prefilter_skipped() -> None:
+    # "All checks passed!" must not hide that a file was never parsed
+    output = render("text", [checked("a.nix", "{ cudaPackages }: cudaPackages.cuda_nvcc\n"), FileResult("b.nix", None)])
+    assert output == "Checked 1 file; skipped 1 file without CUDA names (not parsed).\nAll checks passed!\n"
+
+
+def test_targets_are_stated_once_per_run_per_distinct_target() -> None:
+    pinned = ReportedTarget("23.05", "flake.nix inputs.nixpkgs.url", "single-output", ("11.7",))
+    newest = ReportedTarget(None, None, "split-redist", ("12.9",))
+    results = [checked("a.nix", SUPPRESSION), checked("b.nix", SUPPRESSION), checked("c/d.nix", SUPPRESSION)]
+    results[0].target = results[1].target = pinned
+    results[2].target = newest
+    text = render("text", results)
+    assert text.count("Target: nixpkgs 23.05 (flake.nix inputs.nixpkgs.url), CUDA 11.7\n") == 1
+    assert "Target: the newest nixpkgs (nothing pins it), CUDA 12.9\n" in text
+    assert "assumed" not in text
+    data = json.loads(render("json", results))
+    assert [f["target"]["nixpkgs"] for f in data if f["filename"] == "c/d.nix"] == ["unstable"] * 2
+    assert [f["target"]["source"] for f in data if f["filename"] == "a.nix"] == ["flake.nix inputs.nixpkgs.url"] * 2
+    sarif = json.loads(render("sarif", results))
+    run_targets = sarif["runs"][0]["properties"]["targets"]
+    assert [t["description"] for t in run_targets] == [pinned.describe(), newest.describe()]
 
 
 def test_text_tabs_and_wide_characters_keep_the_caret_under_the_span() -> None:
@@ -245,6 +269,7 @@ def test_json_shape_matches_ruff() -> None:
                 "edits": data[0]["fix"]["edits"],
             },
             "url": "https://github.com/cudalint/cudalint/blob/main/docs/rules.md#cuda001-runfile-toolkit",
+            "target": None,  # a result from outside a check run: no target recorded
         }
     ]
     assert data[0]["context"] in {"package", "dev shell", "module", "override"}

@@ -14,7 +14,7 @@ from typing import TextIO
 from collections.abc import Callable, Iterator
 
 from cudalint.model import Applicability, Diagnostic, Rule
-from cudalint.results import FileResult
+from cudalint.results import FileResult, ReportedTarget
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class ReportOptions:
     color: bool = False
     unsafe_fixes: bool = False  # whether `--unsafe-fixes` is on (unsafe fixes are applicable)
     show_fixes: bool = True  # print fix titles (text format)
+    summary: bool = True  # the text format's closing lines (targets, files, counts); off with --quiet
 
 
 Reporter = Callable[[list[FileResult], TextIO, ReportOptions], None]
@@ -63,6 +64,11 @@ def findings(results: list[FileResult]) -> Iterator[tuple[FileResult, Diagnostic
             continue
         for diagnostic in sorted(result.diagnostics, key=lambda d: (d.start, d.end, d.code)):
             yield result, diagnostic
+
+
+def targets(results: list[FileResult]) -> list[ReportedTarget]:
+    """The distinct targets the parsed files were judged against, in order of first use."""
+    return list(dict.fromkeys(r.target for r in sorted(results, key=lambda r: r.path) if r.target is not None))
 
 
 def rule_of(code: str) -> Rule | None:

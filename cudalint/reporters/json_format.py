@@ -1,5 +1,6 @@
 """JSON output in ruff's shape: a list of findings sorted by filename then position, with
-1-based rows and columns counted in characters. Per-file errors are not findings and are not
+1-based rows and columns counted in characters; each finding also names the `target` its file
+was judged against (nixpkgs, where that came from, era, CUDA releases). Per-file errors are not findings and are not
 listed (the CLI reports them on stderr)."""
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def finding(result: FileResult, diagnostic: Diagnostic) -> dict[str, Any]:
             ],
         },
         "url": rule.url if rule else None,
+        "target": result.target.as_json() if result.target is not None else None,
     }
 
 

@@ -3,7 +3,8 @@
 One run; `tool.driver.rules` lists every rule (so `ruleIndex` is stable across runs); regions are
 1-based with columns in UTF-16 code units (SARIF's default `columnKind`); fixes become SARIF
 `fixes` with `deletedRegion` + `insertedContent` replacements; per-file and internal errors become
-`invocations[0].toolExecutionNotifications`. `partialFingerprints` carry the baseline fingerprint,
+`invocations[0].toolExecutionNotifications`; the targets the files were judged against are the
+run's `properties.targets`. `partialFingerprints` carry the baseline fingerprint,
 which does not depend on line numbers.
 """
 
@@ -18,7 +19,7 @@ from urllib.parse import quote
 from cudalint import __version__
 from cudalint.baseline import fingerprint
 from cudalint.model import Applicability, Diagnostic, Rule, Severity
-from cudalint.reporters import ReportOptions, findings
+from cudalint.reporters import ReportOptions, findings, targets
 from cudalint.results import FileResult
 from cudalint.source import SourceFile
 
@@ -159,6 +160,8 @@ def sarif_log(results: list[FileResult]) -> dict[str, Any]:
         "invocations": [{"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}],
         "results": sarif_results,
         "columnKind": "utf16CodeUnits",
+        # what the files were judged against, once per run (not in every message)
+        "properties": {"targets": [target.as_json() | {"description": target.describe()} for target in targets(results)]},
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 

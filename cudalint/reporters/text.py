@@ -14,7 +14,7 @@ import unicodedata
 from typing import TextIO
 
 from cudalint.model import Applicability, Diagnostic, Severity
-from cudalint.reporters import ReportOptions, fix_status
+from cudalint.reporters import ReportOptions, fix_status, targets
 from cudalint.results import FileResult
 from cudalint.source import SourceFile
 
@@ -196,6 +196,19 @@ def summary(results: list[FileResult], options: ReportOptions) -> str:
     return text + "."
 
 
+def context_lines(results: list[FileResult]) -> list[str]:
+    """What the findings were judged against and what was looked at: each distinct target with
+    its source, and how many files were parsed or skipped by the CUDA prefilter."""
+    lines = [f"Target: {target.describe()}" for target in targets(results)]
+    parsed = sum(1 for r in results if r.source is not None)
+    skipped = sum(1 for r in results if r.source is None and r.error is None)
+    if skipped:
+        lines.append(f"Checked {_plural(parsed, 'file')}; skipped {_plural(skipped, 'file')} without CUDA names (not parsed).")
+    elif parsed:
+        lines.append(f"Checked {_plural(parsed, 'file')}.")
+    return lines
+
+
 def report(results: list[FileResult], out: TextIO, options: ReportOptions) -> None:
     paint = _Painter(options.color)
     for result in sorted(results, key=lambda r: r.path):
@@ -211,4 +224,8 @@ def report(results: list[FileResult], out: TextIO, options: ReportOptions) -> No
             continue
         for diagnostic in sorted(result.diagnostics, key=lambda d: (d.start, d.end, d.code)):
             out.write(format_diagnostic(result, diagnostic, options) + "\n\n")
+    if not options.summary:
+        return
+    for line in context_lines(results):
+        out.write(paint(line, DIM) + "\n")
     out.write(paint(summary(results, options), BOLD) + "\n")
