@@ -12,7 +12,21 @@ from __future__ import annotations
 import re
 from functools import cache
 
-PACKAGE_SET = re.compile(r"^cudaPackages(_\d+(_\d+)*)?$")
+# `cudaPackagesGoogle`: the set jaxlib-bin and tensorflow-bin were built with (2023-2024).
+PACKAGE_SET = re.compile(r"^cudaPackages(_\d+(_\d+)*|Google)?$")
+
+# Names that denote nixpkgs' top level: the usual argument and overlay names, and the variants of
+# the whole package set (`pkgsCuda`: nixpkgs with `cudaSupport`; `pkgsCross.<platform>`;
+# `<flake>.legacyPackages.<system>`).
+TOP_LEVEL_VARIABLES = frozenset({"pkgs", "final", "prev", "super", "self", "pkgsCuda", "nixpkgs"})
+TOP_LEVEL_VARIANTS = frozenset(
+    {"pkgs", "pkgsCuda", "pkgsStatic", "pkgsMusl", "pkgsi686Linux", "pkgsLLVM", "buildPackages"}
+    | {"pkgsBuildBuild", "pkgsBuildHost", "pkgsBuildTarget", "pkgsHostHost", "pkgsHostTarget", "pkgsTargetTarget"}
+)
+# The Python package sets (`python3Packages`, `python311Packages`; `python3.pkgs` is `pkgs` after a
+# `python3`).
+PYTHON_SET = re.compile(r"^python\d*Packages$")
+PYTHON_INTERPRETER = re.compile(r"^python\d*$")
 RUNFILE_TOOLKIT = re.compile(r"^cudatoolkit(_\d+(_\d+)*)?$|^cudatoolkit-legacy-runfile$")
 
 TOOLS = frozenset(
@@ -143,6 +157,30 @@ OVERRIDE_FUNCTIONS = frozenset({"override", "overrideAttrs", "overrideDerivation
 
 def is_package_set_name(name: str | None) -> bool:
     return name is not None and PACKAGE_SET.match(name) is not None
+
+
+def reaches_top_level(names: list[str | None], index: int, base: str | None) -> bool:
+    """Whether component `index` of a selection `base.names[0]...` is an attribute of nixpkgs'
+    top level: `pkgs.x`, `final.x`, `pkgs.pkgsCuda.x`, `pkgsCross.aarch64-multiplatform.x`,
+    `nixpkgs.legacyPackages.${system}.x` (`base`: the name of the variable the selection starts
+    from, None for another expression)."""
+    if index == 0:
+        return base in TOP_LEVEL_VARIABLES
+    previous = names[index - 1]
+    before = base if index == 1 else names[index - 2]
+    if previous in TOP_LEVEL_VARIANTS and not (previous == "pkgs" and PYTHON_INTERPRETER.match(before or "")):
+        return True
+    return before in ("pkgsCross", "legacyPackages")
+
+
+def reaches_python_set(names: list[str | None], index: int, base: str | None) -> bool:
+    """Whether component `index` is an attribute of a Python package set (`python3Packages.x`,
+    `python3.pkgs.x`, `pkgs.python311Packages.x`)."""
+    previous = base if index == 0 else names[index - 1]
+    if previous is not None and PYTHON_SET.match(previous):
+        return True
+    before = base if index == 1 else names[index - 2] if index >= 2 else None
+    return previous == "pkgs" and before is not None and PYTHON_INTERPRETER.match(before) is not None
 
 
 def is_runfile_toolkit(name: str | None) -> bool:

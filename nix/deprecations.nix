@@ -56,13 +56,13 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
   names = [ "cudatoolkit_6" "cudatoolkit_65" "cudatoolkit_7" "cudatoolkit_7_5" "cudatoolkit_8" "cudnn_cudatoolkit_7" "cudnn_cudatoolkit_7_5" "cudnn6_cudatoolkit_8" "cudnn_cudatoolkit_8" ];
   throwsFrom = "2021-02-14";
   evidence = [ aliases2021a ];
-  note = "CUDA 6 to 8 were removed from nixpkgs: use a current CUDA package set, `cudaPackages`";
+  note = "CUDA 6 to 8 are gone: use `cudaPackages`";
 }
 // topLevel {
   names = [ "cudatoolkit_9" "cudatoolkit_9_0" "cudatoolkit_9_1" "cudatoolkit_9_2" "cudnn_cudatoolkit_9" "cudnn_cudatoolkit_9_0" "cudnn_cudatoolkit_9_1" "cudnn_cudatoolkit_9_2" ];
   throwsFrom = "2021-04-18";
   evidence = [ aliases2021b ];
-  note = "CUDA 9 was removed from nixpkgs: use a current CUDA package set, `cudaPackages`";
+  note = "CUDA 9 is gone: use `cudaPackages`";
 }
 # The CUDA package sets (2022-04-04): `cudatoolkit_X_Y = throw "... renamed to cudaPackages_X_Y.cudatoolkit"`.
 // topLevel {
@@ -97,7 +97,7 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
   throwsFrom = "2022-04-04";
   replace = name: "cudaPackages.${name}";
   evidence = [ overhaul ];
-  note = "moved into the CUDA package sets (the top-level one was built for another CUDA release than `cudaPackages`)";
+  note = "the top-level one followed another CUDA release, so check which one you need";
 }
 // topLevel {
   names = [
@@ -112,7 +112,7 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
   ];
   throwsFrom = "2022-04-04";
   evidence = [ overhaul ];
-  note = "cuDNN and cuTENSOR moved into the CUDA package sets (`throw \"cudnn* is now part of cudaPackages*\"`)";
+  note = "cuDNN and cuTENSOR moved into the CUDA package sets: use `cudaPackages.cudnn` or `cudaPackages.cutensor`";
 }
 // {
   # cuDNN builds renamed or dropped before 2022-04 without an alias of their own (the 2021 names
@@ -132,7 +132,7 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
   throwsFrom = "2025-08-08";
   status = "deprecated";
   evidence = [ "https://github.com/NixOS/nixpkgs/pull/342112" "https://github.com/NixOS/nixpkgs/pull/430797" ];
-  note = "CUDA 11's runfile toolkit: CUDA 11 warns from 24.11 on and was removed on 2025-08-08";
+  note = "it is CUDA 11's runfile toolkit: use the split packages of `cudaPackages` (`cuda_nvcc`, `cuda_cudart`, ...)";
 }
 // topLevel {
   names = [ "caffeWithCuda" ];

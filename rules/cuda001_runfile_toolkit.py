@@ -104,6 +104,8 @@ def _check_reference(variable: Node, ctx: Context) -> None:
     ref = semantic.cuda_ref(root)
     if ref is None or not catalog.is_runfile_toolkit(ref.package) or ref.via in {"let", "inherit"}:
         return
+    if ref.set_name is None and _removed_on_target(ref.package, ctx):
+        return  # a versioned top-level toolkit the target deprecated or removed: CUDA006 reports it
     if ref.output in METADATA or _is_exempt(root, ctx):
         return
     described = text(root) if len(text(root)) <= 60 else ref.package
@@ -127,6 +129,11 @@ def _check_reference(variable: Node, ctx: Context) -> None:
         f"`{described}` is the monolithic runfile CUDA toolkit (closures of 3-6 GB): {advice}",
         fixes=_replacement_fixes(ref, attr, site, ctx),
     )
+
+
+def _removed_on_target(name: str, ctx: Context) -> bool:
+    change = ctx.reference.toplevel_change(name)
+    return change is not None and change.in_effect_on(ctx.target.nixpkgs)
 
 
 def _is_exempt(root: Node, ctx: Context) -> bool:

@@ -138,7 +138,7 @@ def _report(ctx: Context, where: Node, name: str) -> None:
         else:
             message = f"`{name}` was removed from nixpkgs after the target: it throws from {removal.throws_from} on, so this breaks on upgrade; {instead}"
             severity = Severity.WARNING
-        ctx.report(where, f"{message}", severity=severity)
+        ctx.report(where, message, severity=severity)
         return
     ctx.report(
         where,

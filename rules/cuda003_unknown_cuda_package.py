@@ -1,7 +1,8 @@
 """A name taken from a CUDA package set that is a package in no CUDA release cudalint knows: a typo
 such as `cudaPackages.libcublass` or `cuda_nvccc`.
 
-Flagged: `cudaPackages.X`, `pkgs.cudaPackages_12.X`, `inherit (cudaPackages) X;`, and a bare `X`
+Flagged: `cudaPackages.X`, `pkgs.cudaPackages_12.X`, `cudaPackagesGoogle.X`, `inherit (cudaPackages) X;`,
+`pkgs.cuda.cudatoolkit` (nixpkgs has no set named `cuda`: the fix writes `cudaPackages`), and a bare `X`
 under `with cudaPackages;` (only when every `with` around it is a CUDA package set or `lib`, and
 `X` looks like an NVIDIA package: `cuda_*`, `libcu*`, `libnv*`, `nsight*`, `cudnn*`, ...). A
 selected or inherited name is flagged when it looks like an NVIDIA package or is one letter away
@@ -78,7 +79,7 @@ RULE = Rule(
     fix=Applicability.SAFE,
     summary="Name in no release of the CUDA package set (a typo such as `libcublass`)",
     node_types=("select_expression", "variable_expression", "inherited_attrs"),
-    patterns=(b"cudaPackages",),
+    patterns=(b"cudaPackages", b".cuda."),
 )
 
 # NVIDIA's package names (lower case, `_`/`-`): what a bare name under `with cudaPackages;` must
@@ -237,6 +238,7 @@ def _check_select(select: Node, ctx: Context) -> None:
     components = attrpath.children_by_field_name("attr") if attrpath is not None else []
     names = [identifier_name(c) for c in components]
     base = select.child_by_field_name("expression")
+    _check_no_such_set(select, components, names, base, ctx)
     for index, name in enumerate(names):
         through_set = ctx.semantic.package_set_name(base) is not None if index == 0 else catalog.is_package_set_name(names[index - 1])
         if not through_set:
@@ -248,6 +250,20 @@ def _check_select(select: Node, ctx: Context) -> None:
             written = ctx.source.slice(select.start_byte, component.end_byte)
             ctx.report(component, _message(ctx, f"`{written}`", close), fixes=[_fix(ctx, component, unique)])
         return  # only the member right after the set: `cudaPackages.x.y` is about `x`
+
+
+def _check_no_such_set(select: Node, components: list[Node], names: list[str | None], base: Node | None, ctx: Context) -> None:
+    """`pkgs.cuda.cudatoolkit`: nixpkgs has no set named `cuda`; a CUDA package after it means
+    `cudaPackages`."""
+    base_name = text(base.child_by_field_name("name")) if base is not None and base.type == "variable_expression" else None
+    for index, name in enumerate(names[:-1]):
+        if name != "cuda" or not catalog.reaches_top_level(names, index, base_name):
+            continue
+        member = names[index + 1]
+        if member is not None and (ctx.reference.is_known(member) or catalog.is_runfile_toolkit(member)):
+            written = ctx.source.slice(select.start_byte, components[index + 1].end_byte)
+            fix = Fix("Write `cudaPackages`", Applicability.SAFE, (edits.replace(components[index], "cudaPackages"),))
+            ctx.report(components[index], f"`{written}`: nixpkgs has no package set `cuda`; write `cudaPackages.{member}`", fixes=[fix])
 
 
 # ----- `with cudaPackages; [ X ]` ------------------------------------------------------------------
