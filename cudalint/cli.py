@@ -404,6 +404,8 @@ def _check(args: argparse.Namespace) -> int:
         failed = failed or outcome.failed
     stderr.flush()
 
+    if not args.quiet:
+        _note_old_targets(results, stderr)
     if args.write_baseline:
         return _write_baseline(args, results, failed)
 
@@ -473,6 +475,16 @@ def _check(args: argparse.Namespace) -> int:
     if args.exit_non_zero_on_fix and fixed:
         return 1
     return 0
+
+
+def _note_old_targets(results: list[FileResult], stderr: TextIO) -> None:
+    """Targets older than the oldest release the reference set models are judged by it: say so once."""
+    from cudalint.reporters import targets as distinct_targets
+    from cudalint.targets import before_modelled
+
+    for note in dict.fromkeys(before_modelled(t.nixpkgs) for t in distinct_targets(results)):
+        if note:
+            stderr.write(f"{PROG}: note: {note}\n")
 
 
 def _isatty(stream: TextIO) -> bool:

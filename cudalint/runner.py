@@ -110,7 +110,7 @@ def process_source(
         if mode == FIX and write_path is None:
             processed.output = read.raw
         return processed
-    settings, target = _file_target(read.text, display, settings)
+    settings, target = file_target(read.text, display, settings)
     processed = _process_parsed(display, read, settings, mode, write_path)
     if processed.result is not None:
         processed.result.target = target
@@ -183,8 +183,9 @@ def _process_parsed(
     return processed
 
 
-def _file_target(text: str, display: str, settings: FileSettings) -> tuple[FileSettings, ReportedTarget]:
-    """The file's own nixpkgs fetch overrides a pin found around it (not a configured target)."""
+def file_target(text: str, display: str, settings: FileSettings) -> tuple[FileSettings, ReportedTarget]:
+    """The settings to lint a file with and the target they mean: the file's own nixpkgs fetch
+    overrides a pin found around it (not a configured target). The language server uses it too."""
     from cudalint import pins
     from cudalint.reference import target
 

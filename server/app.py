@@ -25,6 +25,7 @@ from cudalint import __version__
 from cudalint.config import FileSettings
 from cudalint.engine import LintResult, lint, relint
 from cudalint.files import format_size
+from cudalint.results import ReportedTarget
 
 from . import code_actions, completion, configuration, diagnostics, hover
 from .documents import DocumentStore, Snapshot
@@ -149,6 +150,13 @@ class CudalintServer(LanguageServer):
         self.settings.config_errors.clear()
         return settings
 
+    def document_settings(self, snapshot: Snapshot, settings: FileSettings | None = None) -> tuple[FileSettings, ReportedTarget]:
+        """The document's settings with the nixpkgs its own text fetches, and the target they mean."""
+        from cudalint.runner import file_target
+
+        settings = settings if settings is not None else self.file_settings(snapshot.uri)
+        return file_target(snapshot.source.text, os.path.basename(path_of(snapshot.uri, self.root)), settings)
+
     # -- linting --------------------------------------------------------------------------------
 
     def _cached(self, snapshot: Snapshot, exact: bool = False) -> LintResult | None:
@@ -166,6 +174,7 @@ class CudalintServer(LanguageServer):
         if self.settings.excluded(path):
             return None
         size = len(snapshot.source.data)
+        settings = self.document_settings(snapshot, settings)[0]
         if size > settings.max_file_size:
             self.show_once(
                 f"cudalint: {os.path.basename(path)} is {format_size(size)}, over the limit of "

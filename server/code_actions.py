@@ -103,7 +103,7 @@ def code_actions(server: CudalintServer, params: types.CodeActionParams) -> list
 
 
 def fix_all_action(server: CudalintServer, snapshot: Snapshot, result) -> types.CodeAction | None:
-    settings = server.file_settings(snapshot.uri)
+    settings = server.document_settings(snapshot)[0]
     outcome = fix_file(snapshot.source, settings.lint, unsafe=False, first=result)
     if not outcome.changed:
         return None

@@ -39,7 +39,7 @@ def completion(server: CudalintServer, params: types.CompletionParams) -> types.
         return None
     offset = source.offset_of_utf16(line, params.position.character)
     before = source.slice(source.line_start(line), offset)
-    settings = server.file_settings(snapshot.uri).lint
+    settings = server.document_settings(snapshot)[0].lint
     target = reference.target(settings.nixpkgs, settings.cuda)
 
     if match := _GET_OUTPUT.search(before):

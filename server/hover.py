@@ -1,5 +1,7 @@
 """Hover: a rule's documentation on its findings; on a CUDA package (`cudaPackages.X`, also
-through `with` and `inherit`), what the reference set knows of it in the target release."""
+through `with` and `inherit`), what the reference set knows of it in the target release. Either
+ends with the document's target (nixpkgs, where that came from, CUDA releases): the one place the
+editor states it, instead of every diagnostic's message."""
 
 from __future__ import annotations
 
@@ -40,16 +42,18 @@ def hover(server: CudalintServer, params: types.HoverParams) -> types.Hover | No
             if diagnostic.start <= offset <= diagnostic.end and diagnostic.code in known_codes():
                 sections.append(rule_markdown(diagnostic))
                 span = span or (diagnostic.start, diagnostic.end)
+    settings, target = server.document_settings(snapshot)
     package = package_at(Semantic(snapshot.tree, source), snapshot.tree.root_node, offset)
     if package is not None:
         name, name_span = package
-        settings = server.file_settings(snapshot.uri).lint
-        described = package_markdown(name, settings)
+        described = package_markdown(name, settings.lint)
         if described:
             sections.insert(0, described)
             span = name_span
     if not sections:
         return None
+    # the target, stated here for the document rather than in every diagnostic's message
+    sections.append(f"*Judged against {target.describe()}.*")
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(sections)),
         range=lsp_range(source, *span) if span else None,

@@ -59,6 +59,15 @@ def test_other_target_names_are_usage_errors_listing_the_accepted_forms(written:
     assert ("accepted:" in err and "unstable" in err) or "not a valid date" in err, err
 
 
+def test_an_old_target_is_accepted_with_a_note(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / "a.nix").write_text("{ pkgs }: pkgs.cudatoolkit_9\n")
+    code, out, err = check(tmp_path, monkeypatch, capsys, "--nixpkgs", "nixos-20.09", "a.nix")
+    assert code == 1 and "CUDA006" not in out  # CUDA 9 was still there in 20.09
+    assert err.count("note: nixpkgs 20.09 is older than 22.05") == 1
+    code, out, err = check(tmp_path, monkeypatch, capsys, "--nixpkgs", "21.05", "a.nix")
+    assert "CUDA006" in out and "does not evaluate on nixpkgs 21.05" in out
+
+
 def test_every_release_since_1310_has_a_branch_off_and_old_ones_are_judged_by_the_oldest_era() -> None:
     releases = targets.releases()
     assert {"13.10", "14.04", "14.12", "19.09", "20.03", "20.09", "21.05", "21.11", "22.05", "25.11"} <= set(releases)

@@ -58,6 +58,20 @@ async def test_hover_on_a_finding_shows_the_rule_docs(client, tmp_path):
     assert rule.summary in shown.contents.value and rule.url in shown.contents.value
 
 
+async def test_the_target_is_stated_once_per_document_in_the_hover_not_in_messages(client, tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "flake.nix").write_text('{ inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-23.05"; outputs = _: { }; }\n')
+    editor = open_sample(client, tmp_path, SAMPLE.replace("[ cudatoolkit ]", "[ cudatoolkit cudaPackages_11_8.cuda_nvcc ]"))
+    diagnostics = await editor.diagnostics()
+    removed = [d for d in diagnostics if d.code == "CUDA002"]
+    # on 23.05 cudaPackages_11_8 still evaluates: a warning, and no message repeats the target
+    assert [d.severity for d in removed] == [types.DiagnosticSeverity.Warning]
+    assert not any("23.05" in d.message or "assumed" in d.message for d in diagnostics)
+    shown = await hover_at(editor, "cudatoolkit cuda")
+    assert shown.contents.value.endswith("*Judged against nixpkgs 23.05 (flake.nix inputs.nixpkgs.url), CUDA 11.7.*")
+    assert shown.contents.value.count("Judged against") == 1
+
+
 async def test_hover_on_packages_through_select_with_and_inherit(client, tmp_path):
     editor = open_sample(client, tmp_path)
     target = reference.target(LintSettings().nixpkgs)
