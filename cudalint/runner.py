@@ -110,7 +110,7 @@ def process_source(
         if mode == FIX and write_path is None:
             processed.output = read.raw
         return processed
-    settings, target = file_target(read.text, display, settings)
+    settings, target = file_target(read.text, display, settings, os.path.dirname(write_path) if write_path else None)
     processed = _process_parsed(display, read, settings, mode, write_path)
     if processed.result is not None:
         processed.result.target = target
@@ -183,18 +183,24 @@ def _process_parsed(
     return processed
 
 
-def file_target(text: str, display: str, settings: FileSettings) -> tuple[FileSettings, ReportedTarget]:
+def file_target(text: str, display: str, settings: FileSettings, directory: str | None = None) -> tuple[FileSettings, ReportedTarget]:
     """The settings to lint a file with and the target they mean: the file's own nixpkgs fetch
-    overrides a pin found around it (not a configured target). The language server uses it too."""
+    (or that of a file it imports from `directory`) overrides a pin found around it (not a
+    configured target). The language server uses it too."""
     from cudalint import pins
     from cudalint.reference import target
 
     pin = settings.pin
-    if not pin.explicit:
+    if not pin.explicit and not display.endswith("flake.nix"):  # a flake's inputs are its lock's business
         fetched = pins.fetched_in(text)
         if fetched is not None:
             pin = pins.Pin(fetched, f"{display} fetches nixpkgs")
-            settings = dataclasses.replace(settings, lint=dataclasses.replace(settings.lint, nixpkgs=fetched), pin=pin)
+        elif directory is not None and "import" in text:
+            imported = pins.imported_pin(text, directory)
+            if imported is not None:
+                pin = pins.Pin(imported[0], f"{imported[1]} (imported) fetches nixpkgs")
+        if pin is not settings.pin:
+            settings = dataclasses.replace(settings, lint=dataclasses.replace(settings.lint, nixpkgs=pin.nixpkgs), pin=pin)
     judged = target(settings.lint.nixpkgs, settings.lint.cuda)
     return settings, ReportedTarget(settings.lint.nixpkgs, pin.source, judged.era.id, judged.releases)
 

@@ -155,7 +155,8 @@ class CudalintServer(LanguageServer):
         from cudalint.runner import file_target
 
         settings = settings if settings is not None else self.file_settings(snapshot.uri)
-        return file_target(snapshot.source.text, os.path.basename(path_of(snapshot.uri, self.root)), settings)
+        path = path_of(snapshot.uri, self.root)
+        return file_target(snapshot.source.text, os.path.basename(path), settings, os.path.dirname(path))
 
     # -- linting --------------------------------------------------------------------------------
 

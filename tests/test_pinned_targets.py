@@ -92,6 +92,8 @@ def test_every_release_since_1310_has_a_branch_off_and_old_ones_are_judged_by_th
         ("https://nixos.org/channels/nixos-23.05/nixexprs.tar.xz", "23.05"),
         ("github:NixOS/nixpkgs/0123456789abcdef0123456789abcdef01234567", None),  # a commit: no date without a lock
         ("github:numtide/flake-utils", None),
+        ("github:NixOS/nixpkgs", "unstable"),  # the default branch
+        ("nixpkgs", "unstable"),  # the registry's nixpkgs
     ],
 )
 def test_nixpkgs_urls(url: str, target: str | None) -> None:
