@@ -383,16 +383,6 @@ def _flake_nixpkgs_date(lock_path: str) -> str | None:
         return None
 
 
-def _small_text(path: str, limit: int = 1 << 20) -> str:
-    """A pin file's text ("" when it cannot be read or is larger than `limit`)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError:
-        return ""
-    return data.decode("utf-8", "replace") if len(data) <= limit else ""
-
-
 # ---------------------------------------------------------------------------------------------
 # Per-file settings
 
@@ -533,22 +523,22 @@ class Resolver:
             if date is not None:
                 return Pin(date, shown("flake.lock"))
         if self.listings.is_file(directory, "flake.nix") and not self.listings.is_file(directory, "flake.lock"):
-            target = pins.flake_input(_small_text(os.path.join(directory, "flake.nix")))
+            target = pins.flake_input(pins.read_small(os.path.join(directory, "flake.nix")))
             if target is not None:
                 return Pin(target, f"{shown('flake.nix')} inputs.nixpkgs.url")
         for folder, name in (("nix", "sources.json"), ("npins", "sources.json")):
             if self.listings.exists(directory, folder):
                 path = os.path.join(directory, folder, name)
-                target = pins.sources_json(_small_text(path))
+                target = pins.sources_json(pins.read_small(path))
                 if target is not None:
                     return Pin(target, display_path(path, self.cwd))
         if os.path.basename(directory) in ("nix", "npins") and os.path.isfile(os.path.join(directory, "sources.json")):
-            target = pins.sources_json(_small_text(os.path.join(directory, "sources.json")))
+            target = pins.sources_json(pins.read_small(os.path.join(directory, "sources.json")))
             if target is not None:
                 return Pin(target, shown("sources.json"))
         for name in ("default.nix", "shell.nix"):
             if self.listings.is_file(directory, name):
-                target = pins.fetched_in(_small_text(os.path.join(directory, name)))
+                target = pins.fetched_in(pins.read_small(os.path.join(directory, name)))
                 if target is not None:
                     return Pin(target, f"{shown(name)} fetches nixpkgs")
         return None

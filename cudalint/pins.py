@@ -111,13 +111,13 @@ def imported_pin(text: str, directory: str) -> tuple[str, str] | None:
     imported file's path relative to `directory`."""
     for match in _IMPORTED.finditer(text):
         relative = match.group("path")
-        imported = _read_small(os.path.join(directory, relative))
+        imported = read_small(os.path.join(directory, relative))
         if not imported:
             continue
         target = fetched_in(imported)
         if target is None:
             for json_match in _READ_JSON.finditer(imported):
-                target = prefetch_json(_read_small(os.path.join(directory, os.path.dirname(relative), json_match.group("path"))))
+                target = prefetch_json(read_small(os.path.join(directory, os.path.dirname(relative), json_match.group("path"))))
                 if target is not None:
                     break
         if target is not None:
@@ -146,7 +146,8 @@ def prefetch_json(text: str) -> str | None:
     return None
 
 
-def _read_small(path: str, limit: int = 1 << 18) -> str:
+def read_small(path: str, limit: int = 1 << 20) -> str:
+    """A pin file's text ("" when it cannot be read or is larger than `limit`)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)

@@ -97,7 +97,7 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
   throwsFrom = "2022-04-04";
   replace = name: "cudaPackages.${name}";
   evidence = [ overhaul ];
-  note = "the top-level one followed another CUDA release, so check which one you need";
+  note = "mind its CUDA release";
 }
 // topLevel {
   names = [
@@ -106,23 +106,30 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
     "cudnn_8_3_cudatoolkit_10_2" "cudnn_8_3_cudatoolkit_11_0" "cudnn_8_3_cudatoolkit_11_1" "cudnn_8_3_cudatoolkit_11_2"
     "cudnn_8_3_cudatoolkit_11_3" "cudnn_8_3_cudatoolkit_11_4" "cudnn_8_3_cudatoolkit_11_5" "cudnn_8_3_cudatoolkit_10"
     "cudnn_8_3_cudatoolkit_11"
+  ];
+  throwsFrom = "2022-04-04";
+  evidence = [ overhaul ];
+  note = "use `cudaPackages.cudnn`";
+}
+// topLevel {
+  names = [
     "cutensor_cudatoolkit_10" "cutensor_cudatoolkit_10_1" "cutensor_cudatoolkit_10_2" "cutensor_cudatoolkit_11"
     "cutensor_cudatoolkit_11_0" "cutensor_cudatoolkit_11_1" "cutensor_cudatoolkit_11_2" "cutensor_cudatoolkit_11_3"
     "cutensor_cudatoolkit_11_4"
   ];
   throwsFrom = "2022-04-04";
   evidence = [ overhaul ];
-  note = "cuDNN and cuTENSOR moved into the CUDA package sets: use `cudaPackages.cudnn` or `cudaPackages.cutensor`";
+  note = "use `cudaPackages.cutensor`";
 }
 // {
   # cuDNN builds renamed or dropped before 2022-04 without an alias of their own (the 2021 names
   # `cudnn_cudatoolkit_10_2`, `cudnn_cudatoolkit_11`, ...): none is defined after the overhaul.
   "cudnn_*cudatoolkit_*" = family "^cudnn[0-9]*(_[0-9]+)*_cudatoolkit(_[0-9]+)*$" "2022-04-04" [ overhaul ]
-    "cuDNN moved into the CUDA package sets: use `cudaPackages.cudnn`";
+    "use `cudaPackages.cudnn`";
   "cutensor_cudatoolkit_*" = family "^cutensor_cudatoolkit(_[0-9]+)*$" "2022-04-04" [ overhaul ]
-    "cuTENSOR moved into the CUDA package sets: use `cudaPackages.cutensor`";
+    "use `cudaPackages.cutensor`";
   "nccl_cudatoolkit_*" = family "^nccl_cudatoolkit(_[0-9]+)*$" "2022-04-04" [ overhaul ]
-    "NCCL moved into the CUDA package sets: use `cudaPackages.nccl`";
+    "use `cudaPackages.nccl`";
 }
 # `cudatoolkit_11 = cudaPackages_11.cudatoolkit` (all-packages.nix) warned with CUDA 11 from 24.11
 # on (release note of PR #342112) and stopped evaluating with it.
@@ -132,7 +139,7 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
   throwsFrom = "2025-08-08";
   status = "deprecated";
   evidence = [ "https://github.com/NixOS/nixpkgs/pull/342112" "https://github.com/NixOS/nixpkgs/pull/430797" ];
-  note = "it is CUDA 11's runfile toolkit: use the split packages of `cudaPackages` (`cuda_nvcc`, `cuda_cudart`, ...)";
+  note = "use the split packages of `cudaPackages` (`cuda_nvcc`, `cuda_cudart`, ...)";
 }
 // topLevel {
   names = [ "caffeWithCuda" ];

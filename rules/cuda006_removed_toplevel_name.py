@@ -217,13 +217,13 @@ def _report(ctx: Context, where: Node, name: str, scope: str, replaceable: bool)
     if replacement is None:
         advice = change.note
     elif gone is not None:
-        advice = f"it became `{replacement}`, but `{gone}` is removed too: move to `cudaPackages`"
+        advice = f"`{gone}`, where it moved, is removed too: use `cudaPackages`"
     elif change.certain:
         advice = f"write `{replacement}`"
         if replaceable:
             fix = Fix(f"Replace `{name}` with `{replacement}`", Applicability.SAFE, (edits.replace(where, replacement),))
     else:
-        advice = f"use `{replacement}`; {change.note}"
+        advice = f"use `{replacement}` ({change.note})"
     ctx.report(where, f"{head}; {advice}", fixes=[fix], severity=severity)
 
 
