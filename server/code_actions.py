@@ -1,5 +1,7 @@
-"""Code actions: the engine's fixes as quick fixes, "Ignore CUDAxxx on this line", and
-`source.fixAll.cudalint` (the CLI's `--fix`: safe fixes only, re-linted until nothing changes).
+"""Code actions: the engine's fixes as quick fixes (unsafe ones only when the file's
+`unsafe-fixes` allows, see configuration.py), "Ignore CUDAxxx on this line", and
+`source.fixAll.cudalint` (the CLI's `--fix`: safe fixes only, re-linted until nothing changes,
+since fix-on-save applies it unseen).
 """
 
 from __future__ import annotations
@@ -69,10 +71,13 @@ def code_actions(server: CudalintServer, params: types.CodeActionParams) -> list
     only = list(params.context.only) if params.context.only else None
     actions: list[types.CodeAction] = []
     if _wanted(types.CodeActionKind.QuickFix, only):
+        unsafe_allowed = server.file_settings(snapshot.uri).unsafe_fixes
         preferred_taken = False
         for diagnostic in _requested(snapshot, params, result.diagnostics):
             lsp_diagnostic = to_lsp(diagnostic, snapshot.source, snapshot.version)
             for fix in diagnostic.fixes:
+                if fix.applicability is Applicability.UNSAFE and not unsafe_allowed:
+                    continue
                 preferred = fix.applicability is Applicability.SAFE and not preferred_taken
                 preferred_taken = preferred_taken or preferred
                 actions.append(

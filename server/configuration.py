@@ -5,6 +5,10 @@ or `initializationOptions`); camelCase spellings (`extendSelect`) are accepted t
 validated one key at a time with the config file's own parser, so one bad value is reported
 and every other key still applies. Rule selection from the editor is a layer over the file's
 (ruff's semantics, like command-line options); the other keys replace the file's values.
+
+`unsafe-fixes` decides whether quick fixes include unsafe fixes. Unlike `--fix`, a quick fix is
+picked one at a time under its "(unsafe fix)" title, so when neither the editor nor the project
+sets it, editors offer them (`EDITOR_UNSAFE_FIXES`); `false` in either hides them.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ SECTION = "cudalint"
 WHERE = "cudalint settings"
 # Keys that become command-line-like overrides; the others replace the config file's values.
 _OVERRIDE_FIELDS = {"select": "select", "extend_select": "extend_select", "ignore": "ignore", "nixpkgs": "nixpkgs", "unsafe_fixes": "unsafe_fixes"}
+# What editors do when neither their settings nor the project's file set `unsafe-fixes`.
+EDITOR_UNSAFE_FIXES = True
 _REPLACED_FIELDS = tuple(f.name for f in dataclasses.fields(Config) if f.name not in _OVERRIDE_FIELDS and f.name not in {"path", "root"})
 
 
@@ -64,7 +70,8 @@ def parse_editor_settings(raw: Any, root: str) -> EditorSettings:
 
 
 class _EditorResolver(Resolver):
-    """The CLI's resolver, with the editor's non-selection keys replacing the file's."""
+    """The CLI's resolver, with the editor's non-selection keys replacing the file's and the
+    editors' default for `unsafe-fixes`."""
 
     def __init__(self, overrides: Overrides, cwd: str, replaced: dict[str, Any], fixed: Config | None = None) -> None:
         super().__init__(overrides, cwd, _fixed=fixed)
@@ -74,11 +81,12 @@ class _EditorResolver(Resolver):
 
     def config_for_dir(self, directory: str) -> Config:
         config = super().config_for_dir(directory)
-        if not self.replaced:
-            return config
+        replaced = self.replaced
+        if config.unsafe_fixes is None:
+            replaced = {**replaced, "unsafe_fixes": EDITOR_UNSAFE_FIXES}
         cached = self._merged.get(id(config))
         if cached is None or cached[0] is not config:
-            cached = self._merged[id(config)] = (config, dataclasses.replace(config, **self.replaced))
+            cached = self._merged[id(config)] = (config, dataclasses.replace(config, **replaced))
         return cached[1]
 
 
