@@ -70,6 +70,20 @@ def test_vsix_holds_the_bundle_and_nothing_else(packaged: Path) -> None:
     assert not [n for n in names if re.search(r"/(node_modules|src|test|out)/|\.map$|\.ts$", n)], names
 
 
+def test_vsix_ships_the_licence_and_the_language_configuration(packaged: Path) -> None:
+    (language,) = MANIFEST["contributes"]["languages"]
+    configuration = "extension/" + language["configuration"].removeprefix("./")
+    with zipfile.ZipFile(packaged) as vsix:
+        assert vsix.read("extension/LICENSE.txt").decode() == (REPO / "LICENSE").read_text(encoding="utf-8")
+        shipped = json.loads(vsix.read(configuration))
+    assert "--skip-license" not in MANIFEST["scripts"]["package"]
+    # Bare VS Code knows no Nix: without these, Ctrl+/ and bracket matching do nothing.
+    assert shipped["comments"] == {"lineComment": "#", "blockComment": ["/*", "*/"]}
+    assert shipped["brackets"] == [["{", "}"], ["[", "]"], ["(", ")"]]
+    closing = {pair["open"]: pair["close"] for pair in shipped["autoClosingPairs"]}
+    assert closing | {"''": "''", '"': '"', "{": "}", "[": "]", "(": ")"} == closing
+
+
 def test_node_tests_pass_against_the_real_server(packaged: Path) -> None:
     node = require_executable("node", "the extension's tests run under node")
     env = cudalint_env()

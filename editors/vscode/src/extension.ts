@@ -19,6 +19,7 @@ import {
   needsRestart,
   serverCommand,
   startFailureMessage,
+  tracesProtocol,
 } from "./settings";
 
 const CLIENT_ID = "cudalint";
@@ -26,14 +27,88 @@ const CLIENT_NAME = "cudalint";
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
+let traceOutput: TraceChannel | undefined;
+
+/** The protocol trace, in an output channel of its own ("cudalint (trace)", created on the
+ * first message). vscode-languageclient traces only while its trace channel's log level is
+ * Trace, and a log channel's level is the user's (Developer: Set Log Level), so this channel's
+ * level follows `cudalint.trace.server` instead. */
+class TraceChannel implements vscode.LogOutputChannel {
+  readonly name = `${CLIENT_NAME} (trace)`;
+  private channel: vscode.OutputChannel | undefined;
+  private readonly levelChanged = new vscode.EventEmitter<vscode.LogLevel>();
+  readonly onDidChangeLogLevel = this.levelChanged.event;
+  logLevel = TraceChannel.wanted();
+
+  private static wanted(): vscode.LogLevel {
+    return tracesProtocol(readSettings()) ? vscode.LogLevel.Trace : vscode.LogLevel.Off;
+  }
+
+  /** Follow a change of `cudalint.trace.server` (the client re-reads it on the event). */
+  update(): void {
+    const level = TraceChannel.wanted();
+    if (level !== this.logLevel) {
+      this.logLevel = level;
+      this.levelChanged.fire(level);
+    }
+  }
+
+  private get out(): vscode.OutputChannel {
+    this.channel ??= vscode.window.createOutputChannel(this.name);
+    return this.channel;
+  }
+
+  trace(message: string): void {
+    this.out.appendLine(message);
+  }
+  debug(message: string): void {
+    this.out.appendLine(message);
+  }
+  info(message: string): void {
+    this.out.appendLine(message);
+  }
+  warn(message: string): void {
+    this.out.appendLine(message);
+  }
+  error(error: string | Error): void {
+    this.out.appendLine(String(error));
+  }
+  append(value: string): void {
+    this.out.append(value);
+  }
+  appendLine(value: string): void {
+    this.out.appendLine(value);
+  }
+  replace(value: string): void {
+    this.out.replace(value);
+  }
+  clear(): void {
+    this.channel?.clear();
+  }
+  show(columnOrPreserveFocus?: vscode.ViewColumn | boolean, preserveFocus?: boolean): void {
+    this.out.show(typeof columnOrPreserveFocus === "boolean" ? columnOrPreserveFocus : preserveFocus);
+  }
+  hide(): void {
+    this.channel?.hide();
+  }
+  dispose(): void {
+    this.levelChanged.dispose();
+    this.channel?.dispose();
+  }
+}
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
+  traceOutput = new TraceChannel();
   context.subscriptions.push(
     output,
+    traceOutput,
     vscode.commands.registerCommand("cudalint.restartServer", restart),
     vscode.commands.registerCommand("cudalint.showOutput", () => output?.show(true)),
     vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${SECTION}.trace`)) {
+        traceOutput?.update();
+      }
       if (needsRestart((section) => event.affectsConfiguration(section))) {
         void restart();
       }
@@ -56,7 +131,7 @@ function readSettings(scope?: vscode.Uri): (key: string) => unknown {
   return (key) => configuration.get(key);
 }
 
-export function createClient(server: ServerCommand, channel: vscode.LogOutputChannel): LanguageClient {
+export function createClient(server: ServerCommand, channel: vscode.LogOutputChannel, trace: vscode.LogOutputChannel): LanguageClient {
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const serverOptions: ServerOptions = {
     command: server.command,
@@ -67,7 +142,7 @@ export function createClient(server: ServerCommand, channel: vscode.LogOutputCha
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel: channel,
-    traceOutputChannel: channel,
+    traceOutputChannel: trace,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     initializationOptions: lintSettings(readSettings()),
     // Tell the server when settings change; it then asks for them (workspace/configuration).
@@ -85,12 +160,12 @@ export function createClient(server: ServerCommand, channel: vscode.LogOutputCha
 }
 
 async function start(): Promise<void> {
-  if (output === undefined) {
+  if (output === undefined || traceOutput === undefined) {
     return;
   }
   const server = serverCommand(readSettings(), vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
   output.info(`Starting ${[server.command, ...server.args].join(" ")}`);
-  const starting = createClient(server, output);
+  const starting = createClient(server, output, traceOutput);
   try {
     await starting.start();
     client = starting;

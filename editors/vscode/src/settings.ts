@@ -28,10 +28,17 @@ export type SettingReader = (key: string) => unknown;
 
 export const DEFAULT_SERVER: ServerCommand = { command: "cudalint", args: ["server"] };
 
+// cudalint is not on PyPI: it installs from its repository (or a wheel built from it).
 export const INSTALL_COMMANDS = [
-  "pipx install cudalint",
+  "pipx install git+https://github.com/cudalint/cudalint",
   "nix profile install github:cudalint/cudalint",
 ];
+
+/** Whether `cudalint.trace.server` asks for the protocol to be logged ("messages", "verbose"). */
+export function tracesProtocol(read: SettingReader): boolean {
+  const level = read("trace.server");
+  return level === "messages" || level === "verbose";
+}
 
 /** The settings the server gets: the lint keys that are set (unset ones are left to the
  * project's cudalint.toml). */

@@ -42,7 +42,7 @@ test("a server that cannot be started is reported once, with the install command
   const ours = calls.errorMessages.filter((m) => m.startsWith("cudalint: could not start"));
   assert.equal(ours.length, 1, JSON.stringify(calls.errorMessages));
   assert.match(ours[0], new RegExp(`\`${missing} server\``));
-  assert.match(ours[0], /pipx install cudalint/);
+  assert.match(ours[0], /pipx install git\+https:\/\/github\.com\/cudalint\/cudalint/);
   assert.equal(extension.languageClient(), undefined);
   assert.ok(calls.outputChannels[0].lines.some((line) => line.includes("could not start")));
   await extension.deactivate();
@@ -67,4 +67,33 @@ test("activation starts the real server and the restart command replaces it", as
   }
   assert.equal(extension.languageClient(), undefined);
   assert.deepEqual(calls.errorMessages, []);
+});
+
+/** Start the real server with `trace.server` set, open nothing, stop; the channels it made. */
+async function channelsAfterARun(traceServer) {
+  const { extension, calls } = loadExtension({ "server.path": serverPath, "trace.server": traceServer });
+  await extension.activate(fakeContext());
+  try {
+    assert.ok(extension.languageClient()?.isRunning(), JSON.stringify(calls.errorMessages));
+  } finally {
+    await extension.deactivate();
+  }
+  return new Map(calls.outputChannels.map((channel) => [channel.name, channel]));
+}
+
+test("trace.server \"messages\" logs the protocol in the trace channel, whatever the log level", async () => {
+  // The stub's log channels are at level Debug: a client tracing into one would log nothing.
+  const channels = await channelsAfterARun("messages");
+  const trace = channels.get("cudalint (trace)");
+  assert.ok(trace, [...channels.keys()].join(", "));
+  const text = trace.lines.join("\n");
+  assert.match(text, /Sending request 'initialize/);
+  assert.match(text, /Received response 'initialize/);
+  assert.ok(!channels.get("cudalint").lines.some((line) => line.includes("Sending request")));
+});
+
+test("trace.server \"off\" logs no protocol anywhere", async () => {
+  const channels = await channelsAfterARun("off");
+  assert.deepEqual([...channels.keys()], ["cudalint"]);
+  assert.ok(!channels.get("cudalint").lines.some((line) => line.includes("Sending request")));
 });

@@ -68,6 +68,7 @@ function createVscodeStub(settings = {}) {
     version: "1.91.0",
     Disposable,
     EventEmitter,
+    LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     Uri: { file: uri, parse: (text) => uri(text.replace(/^file:\/\//, "")) },
     env: withFallback({ appName: "stub", language: "en", machineId: "stub", sessionId: "stub" }),
     window: withFallback({
