@@ -45,7 +45,7 @@ Unset keys leave the project's cudalint.toml in charge."
   :type 'plist)
 
 (defconst cudalint-install-hint
-  "install it with `pipx install cudalint' or `nix profile install github:cudalint/cudalint'"
+  "install it with `pipx install git+https://github.com/cudalint/cudalint' or `nix profile install github:cudalint/cudalint'"
   "How to get the server, for the message shown when it is missing.")
 
 (defun cudalint--check-executable ()

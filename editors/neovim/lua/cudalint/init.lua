@@ -131,7 +131,7 @@ function M.setup(opts)
   end
   if vim.fn.executable(merged(opts).cmd[1]) == 0 then
     vim.notify(
-      "cudalint: `" .. merged(opts).cmd[1] .. "` not found: install it (`pipx install cudalint` or "
+      "cudalint: `" .. merged(opts).cmd[1] .. "` not found: install it (`pipx install git+https://github.com/cudalint/cudalint` or "
         .. "`nix profile install github:cudalint/cudalint`) or set `cmd`",
       vim.log.levels.WARN
     )
