@@ -95,3 +95,11 @@ def test_node_tests_pass_against_the_real_server(packaged: Path) -> None:
     counts = dict(re.findall(r"^# (tests|pass|fail|skipped|cancelled) (\d+)$", report, re.M))
     assert counts["fail"] == counts["skipped"] == counts["cancelled"] == "0", report
     assert int(counts["pass"]) == int(counts["tests"]) > 0
+
+
+def test_the_readmes_show_the_browser_tests_screenshot() -> None:
+    # Written by tests/test_editor_vscode_browser.py with CUDALINT_UPDATE_SCREENSHOTS=1.
+    screenshot = EXTENSION / "screenshot.png"
+    assert screenshot.read_bytes().startswith(b"\x89PNG") and screenshot.stat().st_size < 200_000
+    for readme, link in [(REPO / "README.md", "editors/vscode/screenshot.png"), (REPO / "editors" / "README.md", "vscode/screenshot.png"), (EXTENSION / "README.md", "screenshot.png")]:
+        assert f"]({link})" in readme.read_text(encoding="utf-8"), readme
