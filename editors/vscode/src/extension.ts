@@ -58,21 +58,12 @@ class TraceChannel implements vscode.LogOutputChannel {
     return this.channel;
   }
 
-  trace(message: string): void {
-    this.out.appendLine(message);
-  }
-  debug(message: string): void {
-    this.out.appendLine(message);
-  }
-  info(message: string): void {
-    this.out.appendLine(message);
-  }
-  warn(message: string): void {
-    this.out.appendLine(message);
-  }
-  error(error: string | Error): void {
-    this.out.appendLine(String(error));
-  }
+  // The client writes only trace(); every level goes to the channel as it is.
+  readonly trace = (message: string): void => this.out.appendLine(message);
+  readonly debug = this.trace;
+  readonly info = this.trace;
+  readonly warn = this.trace;
+  readonly error = (error: string | Error): void => this.trace(String(error));
   append(value: string): void {
     this.out.append(value);
   }
