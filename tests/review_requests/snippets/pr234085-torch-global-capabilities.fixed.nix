@@ -1,0 +1,24 @@
+{
+  lib,
+  config,
+  buildPythonPackage,
+  fetchFromGitHub,
+  cudaPackages,
+  cudaSupport ? config.cudaSupport,
+}:
+buildPythonPackage {
+  pname = "tensor-lib";
+  version = "2.0.1";
+  format = "setuptools";
+  src = fetchFromGitHub {
+    owner = "example";
+    repo = "tensor-lib";
+    rev = "v2.0.1";
+    hash = lib.fakeHash;
+  };
+  nativeBuildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
+  buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
+  env = lib.optionalAttrs cudaSupport {
+    TORCH_CUDA_ARCH_LIST = lib.concatStringsSep ";" cudaPackages.flags.cudaCapabilities;
+  };
+}

@@ -1,0 +1,19 @@
+{
+  lib,
+  stdenv,
+  fetchFromGitHub,
+  cmake,
+  cudaPackages_12,
+}:
+stdenv.mkDerivation {
+  pname = "gpu-health";
+  version = "3.1.8";
+  src = fetchFromGitHub {
+    owner = "example";
+    repo = "gpu-health";
+    rev = "v3.1.8";
+    hash = lib.fakeHash;
+  };
+  nativeBuildInputs = [ cmake ];
+  buildInputs = [ cudaPackages_12.cudatoolkit ];
+}

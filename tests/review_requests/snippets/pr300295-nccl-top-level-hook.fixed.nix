@@ -1,0 +1,25 @@
+{
+  lib,
+  stdenv,
+  fetchFromGitHub,
+  which,
+  autoAddDriverRunpath,
+  cudaPackages,
+}:
+stdenv.mkDerivation {
+  pname = "collective-comm";
+  version = "2.20.5";
+  src = fetchFromGitHub {
+    owner = "example";
+    repo = "collective-comm";
+    rev = "v2.20.5";
+    hash = lib.fakeHash;
+  };
+  nativeBuildInputs = [
+    which
+    autoAddDriverRunpath
+    cudaPackages.cuda_nvcc
+  ];
+  buildInputs = [ cudaPackages.cuda_cudart ];
+  makeFlags = [ "NVCC_GENCODE=${cudaPackages.flags.gencodeString}" ];
+}

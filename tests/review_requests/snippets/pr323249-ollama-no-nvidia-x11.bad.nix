@@ -1,0 +1,33 @@
+{
+  lib,
+  buildGoModule,
+  fetchFromGitHub,
+  makeWrapper,
+  linuxPackages,
+  cudaPackages,
+}:
+let
+  runtimeLibs = [ linuxPackages.nvidia_x11 ];
+in
+buildGoModule {
+  pname = "llm-runner";
+  version = "0.1.47";
+  src = fetchFromGitHub {
+    owner = "example";
+    repo = "llm-runner";
+    rev = "v0.1.47";
+    hash = lib.fakeHash;
+  };
+  vendorHash = lib.fakeHash;
+  nativeBuildInputs = [
+    makeWrapper
+    cudaPackages.cuda_nvcc
+  ];
+  buildInputs = [
+    cudaPackages.cuda_cudart
+    cudaPackages.libcublas
+  ];
+  postFixup = ''
+    wrapProgram $out/bin/llm-runner --suffix LD_LIBRARY_PATH : '${lib.makeLibraryPath runtimeLibs}'
+  '';
+}

@@ -1,0 +1,23 @@
+{
+  lib,
+  buildPythonPackage,
+  fetchFromGitHub,
+  setuptools,
+  onnxruntime,
+  pytestCheckHook,
+}:
+buildPythonPackage {
+  pname = "ocr-onnx";
+  version = "1.4.4";
+  pyproject = true;
+  src = fetchFromGitHub {
+    owner = "example";
+    repo = "ocr-onnx";
+    rev = "v1.4.4";
+    hash = lib.fakeHash;
+  };
+  build-system = [ setuptools ];
+  dependencies = [ onnxruntime ];
+  nativeCheckInputs = [ pytestCheckHook ];
+  disabledTests = [ "test_long_text" ];
+}

@@ -1,0 +1,30 @@
+{
+  lib,
+  config,
+  stdenv,
+  fetchFromGitHub,
+  cmake,
+  cudaPackages,
+  cudaSupport ? config.cudaSupport,
+}:
+stdenv.mkDerivation {
+  pname = "seq-translate";
+  version = "4.6.0";
+  src = fetchFromGitHub {
+    owner = "example";
+    repo = "seq-translate";
+    rev = "v4.6.0";
+    hash = lib.fakeHash;
+  };
+  nativeBuildInputs = [ cmake ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
+  buildInputs = lib.optionals cudaSupport [
+    cudaPackages.cuda_cudart
+    cudaPackages.libcublas
+  ];
+  cmakeFlags = [
+    (lib.cmakeBool "WITH_CUDA" cudaSupport)
+  ]
+  ++ lib.optionals cudaSupport [
+    (lib.cmakeFeature "CUDA_NVCC_FLAGS" cudaPackages.flags.gencodeString)
+  ];
+}

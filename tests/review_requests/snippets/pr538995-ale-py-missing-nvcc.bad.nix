@@ -1,0 +1,27 @@
+{
+  lib,
+  buildPythonPackage,
+  fetchFromGitHub,
+  cmake,
+  setuptools,
+  opencv4,
+  cudaPackages,
+}:
+buildPythonPackage {
+  pname = "arcade-env";
+  version = "0.11.2";
+  pyproject = true;
+  src = fetchFromGitHub {
+    owner = "example";
+    repo = "arcade-env";
+    rev = "v0.11.2";
+    hash = lib.fakeHash;
+  };
+  build-system = [ setuptools ];
+  nativeBuildInputs = [ cmake ];
+  dontUseCmakeConfigure = true;
+  buildInputs = [
+    (lib.getOutput "cxxdev" opencv4)
+  ]
+  ++ lib.optionals opencv4.cudaSupport [ cudaPackages.cuda_cudart ];
+}
