@@ -21,6 +21,6 @@ buildPythonPackage {
   dependencies = [ torch ];
   env = lib.optionalAttrs torch.cudaSupport {
     FORCE_CUDA = "1";
-    TORCH_CUDA_ARCH_LIST = lib.concatStringsSep ";" torch.cudaCapabilities;
+    TORCH_CUDA_ARCH_LIST = "${lib.concatStringsSep ";" torch.cudaCapabilities}";
   };
 }

@@ -7,7 +7,10 @@
   cudaPackages,
   cudaSupport ? config.cudaSupport,
 }:
-stdenv.mkDerivation {
+let
+  effectiveStdenv = if cudaSupport then cudaPackages.backendStdenv else stdenv;
+in
+effectiveStdenv.mkDerivation {
   pname = "gbdt-engine";
   version = "5.13.0";
   src = fetchurl {
@@ -15,6 +18,9 @@ stdenv.mkDerivation {
     hash = lib.fakeHash;
   };
   nativeBuildInputs = [ cmake ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
-  buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
+  buildInputs = lib.optionals cudaSupport [
+    cudaPackages.cuda_cudart.dev
+    cudaPackages.cuda_cudart.lib
+  ];
   cmakeFlags = [ (lib.cmakeBool "SD_USE_CUDA" cudaSupport) ];
 }

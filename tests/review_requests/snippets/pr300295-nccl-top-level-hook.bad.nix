@@ -19,6 +19,9 @@ stdenv.mkDerivation {
     cudaPackages.autoAddOpenGLRunpathHook
     cudaPackages.cuda_nvcc
   ];
-  buildInputs = [ cudaPackages.cuda_cudart ];
+  buildInputs = [
+    cudaPackages.cuda_cudart.dev
+    cudaPackages.cuda_cudart.lib
+  ];
   makeFlags = [ "NVCC_GENCODE=${cudaPackages.flags.gencodeString}" ];
 }

@@ -20,6 +20,9 @@ stdenv.mkDerivation {
     autoAddDriverRunpath
     cudaPackages.cuda_nvcc
   ];
-  buildInputs = [ cudaPackages.cuda_cudart ];
+  buildInputs = [
+    cudaPackages.cuda_cudart.dev
+    cudaPackages.cuda_cudart.lib
+  ];
   makeFlags = [ "NVCC_GENCODE=${cudaPackages.flags.gencodeString}" ];
 }

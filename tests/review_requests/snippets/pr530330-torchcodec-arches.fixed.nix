@@ -24,6 +24,6 @@ buildPythonPackage {
   dependencies = [ torch ];
   env = lib.optionalAttrs cudaSupport {
     ENABLE_CUDA = "1";
-    TORCH_CUDA_ARCH_LIST = lib.concatStringsSep ";" torch.cudaCapabilities;
+    TORCH_CUDA_ARCH_LIST = "${lib.concatStringsSep ";" torch.cudaCapabilities}";
   };
 }
