@@ -2,8 +2,9 @@
 
 The PyPI grammar (tree-sitter-nix 0.1) predates trailing commas in formals (`{ a, b, }:`,
 nixfmt's style): it yields a MISSING identifier in a last `formal`, or a small ERROR holding
-only that `,`. Nix accepts both, so exactly those two shapes are tolerated; anything else
-(`{ a, ..., }`, `{ a,, }`, `{ a, , b }`) is a real syntax error.
+only that `,`, with comments anywhere around it (`{ a, b, # note` newline `}:`). Nix accepts
+both, so exactly those two shapes are tolerated; anything else (`{ a, ..., }`, `{ a,, }`,
+`{ a, , b }`) is a real syntax error.
 """
 
 from __future__ import annotations
@@ -41,10 +42,12 @@ class SyntaxProblem:
 
 
 def _neighbours(node: tree_sitter.Node, parent: tree_sitter.Node) -> tuple[list[tree_sitter.Node], int]:
-    """`parent`'s children and `node`'s index among them. The tree-sitter calls for parents and
-    siblings recurse in C as deep as the node is nested and crash at about 7,000 levels, so the
-    walks here carry the parent along instead of asking for it."""
-    children = parent.children
+    """`parent`'s children other than comments, and `node`'s index among them. Comments may
+    stand between any two tokens (`{ a, b, # note` newline `}:` is nixfmt's everyday layout), so
+    the shape of the trailing-comma gap is judged without them. The tree-sitter calls for
+    parents and siblings recurse in C as deep as the node is nested and crash at about 7,000
+    levels, so the walks here carry the parent along instead of asking for it."""
+    children = [child for child in parent.children if child.type != "comment" or child == node]
     index = next(i for i, child in enumerate(children) if child == node)
     return children, index
 
@@ -63,7 +66,8 @@ def _is_trailing_comma_gap(node: tree_sitter.Node, parent: tree_sitter.Node | No
             and siblings[index - 2].type == "formal"
         )
     if node.type == "ERROR" and parent.type == "formals":
-        if node.child_count != 1 or node.children[0].type != ",":
+        tokens = [child for child in node.children if child.type != "comment"]
+        if len(tokens) != 1 or tokens[0].type != ",":
             return False
         siblings, index = _neighbours(node, parent)
         return 0 < index < len(siblings) - 1 and siblings[index - 1].type == "formal" and siblings[index + 1].type == "}"

@@ -5,7 +5,8 @@ rule catalog, and mutations of the fixtures.
 draws names, attributes and shell text from what the rules look for: `with cudaPackages;`,
 `inherit (cudaPackages) ...`, `lib.optionals cudaSupport [...]`, `++`, `let`, `rec`, nested and
 dotted attribute sets, strings with interpolation, shell phases exporting LD_LIBRARY_PATH,
-comments (suppressions too), trailing commas in formals, unicode. Duplicate attributes and the
+comments (suppressions too) after every token kind, trailing commas in formals (with comments
+after them), unicode. Duplicate attributes and the
 odd unbalanced piece come out of it too: the parser oracle judges every case either way.
 
 `mutated_fixtures()` breaks real files: truncation, byte flips, inserted NULs and invalid UTF-8,
@@ -93,6 +94,13 @@ def gap(draw) -> str:
     return "\t"
 
 
+def spaced(draw, *tokens: str) -> str:
+    """`tokens` with a drawn gap after each but the last: a comment can follow any token kind
+    (`{`, a formal, `?`, `,`, `...`, `}`, `@`, `:`, `=`, `;`, `inherit`, `(`, `.`, `or`,
+    keywords, operators), which is where the grammar's error recovery has been wrong before."""
+    return "".join(token + draw(gap()) for token in tokens[:-1]) + tokens[-1]
+
+
 def joined(parts: list[str], separators: list[str]) -> str:
     return "".join(p + s for p, s in zip(parts, separators + [""]))
 
@@ -103,7 +111,7 @@ def string_literal(draw, expressions) -> str:
     for _ in range(draw(st.integers(0, 3))):
         kind = draw(st.integers(0, 4))
         if kind == 0:
-            pieces.append("${" + draw(expressions) + "}")
+            pieces.append(spaced(draw, "${", draw(expressions), "}"))
         elif kind == 1:
             pieces.append(draw(names(["/run/opengl-driver/lib", "/lib", "\\n", "\\\"", "\\$", "$$", "ü✓🚀", "${addDriverRunpath.driverLink}/lib"])))
         else:
@@ -128,15 +136,18 @@ def attrset(draw, expressions, recursive: bool = False) -> str:
     for _ in range(draw(st.integers(0, 5))):
         kind = draw(st.integers(0, 9))
         if kind == 0:
-            bindings.append("inherit " + " ".join(draw(st.lists(identifier, min_size=1, max_size=3))) + ";")
+            bindings.append(spaced(draw, "inherit", *draw(st.lists(identifier, min_size=1, max_size=3)), ";"))
         elif kind == 1:
-            inherited = " ".join(draw(st.lists(names(["cuda_nvcc", "libcublas", "backendStdenv", "flags", "cudatoolkit"]), min_size=1, max_size=3)))
-            bindings.append(f"inherit ({draw(names(['cudaPackages', 'pkgs', 'cudaPackages_12']))}) {inherited};")
+            inherited = draw(st.lists(names(["cuda_nvcc", "libcublas", "backendStdenv", "flags", "cudatoolkit"]), min_size=1, max_size=3))
+            owner = draw(names(["cudaPackages", "pkgs", "cudaPackages_12"]))
+            bindings.append(spaced(draw, "inherit", "(", owner, ")", *inherited, ";"))
         else:
-            bindings.append(f"{draw(names(ATTRIBUTES))} ={draw(gap())}{draw(expressions)};")
+            path = draw(names(ATTRIBUTES)).split(".")
+            dotted = [part for name in path for part in (name, ".")][:-1]
+            bindings.append(spaced(draw, *dotted, "=", draw(expressions), ";"))
     separators = [draw(gap()) for _ in bindings]
     body = joined(bindings, separators)
-    return ("rec " if recursive else "") + "{" + draw(gap()) + body + draw(gap()) + "}"
+    return ("rec" + draw(gap()) if recursive else "") + "{" + draw(gap()) + body + draw(gap()) + "}"
 
 
 @st.composite
@@ -144,19 +155,23 @@ def function(draw, expressions) -> str:
     chosen = draw(st.lists(names(FORMALS), min_size=0, max_size=5, unique=True))
     formals = []
     for name in chosen:
-        formals.append(f"{name} ? {draw(names(DEFAULTS))}" if draw(st.integers(0, 3)) == 0 else name)
+        formals.append(spaced(draw, name, "?", draw(names(DEFAULTS))) if draw(st.integers(0, 3)) == 0 else name)
     if draw(st.booleans()):
         formals.append("...")
     if draw(st.booleans()):  # one per line with trailing commas: nixfmt's style (none after `...`,
-        # which Nix rejects, except now and then)
-        head = "{\n" + "".join(f"  {f},\n" for f in formals) + "}"
-        if formals and formals[-1] == "..." and draw(st.integers(0, 5)):
-            head = head[: -len("...,\n}")] + "...\n}"
+        # which Nix rejects, except now and then), with comments after any token, commas included
+        items = [spaced(draw, f, ",") if f != "..." or not draw(st.integers(0, 5)) else f for f in formals]
+        head = "{\n" + "".join(f"  {item}{draw(gap())}\n" for item in items) + "}"
     else:
-        head = "{ " + ", ".join(formals) + " }"
-    if draw(st.integers(0, 5)) == 0:
-        head = "args@" + head
-    return f"{head}:{draw(gap())}{draw(expressions)}"
+        head = "{" + draw(gap()) + "".join(f + draw(gap()) + ("," + draw(gap()) if i < len(formals) - 1 else "") for i, f in enumerate(formals)) + "}"
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        head = spaced(draw, "args", "@", head)
+    elif kind == 1:
+        head = spaced(draw, head, "@", "args")
+    elif kind == 2:
+        head = draw(identifier)
+    return spaced(draw, head, ":", draw(expressions))
 
 
 def expressions() -> st.SearchStrategy[str]:
@@ -167,29 +182,29 @@ def expressions() -> st.SearchStrategy[str]:
     )
 
     def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        listed = st.lists(inner, max_size=4).flatmap(lambda items: st.lists(gap(), min_size=len(items), max_size=len(items)).map(
-            lambda seps: "[" + " " + joined(items, seps) + " ]"
+        listed = st.lists(inner, max_size=4).flatmap(lambda items: st.lists(gap(), min_size=len(items) + 1, max_size=len(items) + 1).map(
+            lambda seps: "[" + seps[-1] + joined(items, seps[:-1]) + " ]"
         ))
+        spaced_with = lambda *parts: st.tuples(*parts).flatmap(lambda t: st.composite(lambda draw: spaced(draw, *t))())
         return st.one_of(
             listed,
             st.tuples(names(FUNCTIONS), listed).map(lambda t: f"{t[0]} {t[1]}"),
-            st.tuples(names(["lib.getDev", "lib.getLib", "lib.getBin"]), names(PACKAGES)).map(lambda t: f"({t[0]} {t[1]})"),
-            st.tuples(listed, listed).map(lambda t: f"{t[0]} ++ {t[1]}"),
+            spaced_with(st.just("("), names(["lib.getDev", "lib.getLib", "lib.getBin"]), names(PACKAGES), st.just(")")),
+            spaced_with(listed, st.just("++"), listed),
             st.tuples(names(BUILDERS), attrset(inner)).map(lambda t: f"{t[0]} {t[1]}"),
-            st.tuples(names(BUILDERS), attrset(inner)).map(lambda t: f"{t[0]} (finalAttrs: {t[1]})"),
+            spaced_with(names(BUILDERS), st.just("("), names(["finalAttrs"]), st.just(":"), attrset(inner), st.just(")")),
             attrset(inner),
             attrset(inner, recursive=True),
-            st.tuples(names(["cudaPackages", "pkgs", "lib", "cudaPackages_12", "pkgs.cudaPackages"]), inner).map(lambda t: f"with {t[0]}; {t[1]}"),
-            st.tuples(st.lists(st.tuples(identifier, inner), min_size=1, max_size=3), inner).map(
-                lambda t: "let " + " ".join(f"{n} = {v};" for n, v in t[0]) + f" in {t[1]}"
+            spaced_with(st.just("with"), names(["cudaPackages", "pkgs", "lib", "cudaPackages_12", "pkgs.cudaPackages"]), st.just(";"), inner),
+            st.tuples(st.lists(st.tuples(identifier, inner), min_size=1, max_size=3), inner).flatmap(
+                lambda t: spaced_with(st.just("let"), *[st.just(f"{n} = {v};") for n, v in t[0]], st.just("in"), st.just(t[1]))
             ),
-            st.tuples(names(["cudaSupport", "config.cudaSupport", "(cudaAtLeast \"12.0\")", "!cudaSupport", "stdenv.hostPlatform.isLinux"]), inner, inner).map(
-                lambda t: f"if {t[0]} then {t[1]} else {t[2]}"
-            ),
-            st.tuples(inner, names(["//", "+", "==", "&&", "||", "->", "!="]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-            st.tuples(inner, names(ATTRIBUTES)).map(lambda t: f"({t[0]}).{t[1]} or null"),
-            st.tuples(inner, names(["cudaSupport", "dev", "lib"])).map(lambda t: f"({t[0]} ? {t[1]})"),
-            st.tuples(names(["cudaSupport", "cudaPackages ? cudatoolkit"]), inner).map(lambda t: f"assert {t[0]}; {t[1]}"),
+            spaced_with(st.just("if"), names(["cudaSupport", "config.cudaSupport", "(cudaAtLeast \"12.0\")", "!cudaSupport", "stdenv.hostPlatform.isLinux"]), st.just("then"), inner, st.just("else"), inner),
+            spaced_with(st.just("("), inner, names(["//", "+", "==", "&&", "||", "->", "!="]), inner, st.just(")")),
+            spaced_with(st.just("("), inner, st.just(")"), st.just("."), names(ATTRIBUTES), st.just("or"), st.just("null")),
+            spaced_with(st.just("("), inner, st.just("?"), names(["cudaSupport", "dev", "lib"]), st.just(")")),
+            spaced_with(st.just("assert"), names(["cudaSupport", "cudaPackages ? cudatoolkit"]), st.just(";"), inner),
+            spaced_with(st.just("("), names(["!", "-"]), inner, st.just(")")),
             inner.map(lambda e: f"({e})"),
             string_literal(inner),
             indented_string(inner),

@@ -22,6 +22,14 @@ TOLERATED = [
     "{ a, b, }@args: a",
     "{\n  lib,\n  stdenv,\n  cudaSupport ? config.cudaSupport,\n}:\nstdenv.mkDerivation { }\n",
     '{ a, b, }: "a\x0bb\x0c" # text, not white space: \x0b\x0c',
+    # comments after the trailing comma (nixfmt keeps a note there) and around it
+    '{ cudaPackages, v ? "0", # note\n}: v',
+    "{ a, /* c */ }: a",
+    "{ a ? 1, /* c */ }: a",
+    "{ a ? 1 /* c */ , }: a",
+    "{ a, # c\n # d\n}@args: a",
+    "args @ /* c */ { a, # c\n }: a",
+    "{ a /* c */ , /* d */ b /* e */ , /* f */ }: a",
 ]
 # Nix merges attrset literals; every other second definition is a parse error.
 MERGED = [
@@ -52,6 +60,9 @@ REJECTED = DUPLICATES + [
     "{ a, ..., }: a",
     "{ a,, }: a",
     "{ a, , b }: a",
+    "{ a, /* c */ , }: a",
+    "{ a, # c\n, }: a",
+    "{ a, # c\n ..., # d\n}: a",
     "{ a b }: a",
     "{ a, b, }: { x = ; }",
     "[ 1 2",
