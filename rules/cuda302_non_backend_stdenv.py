@@ -1,54 +1,67 @@
-"""CUDA code compiled with the plain `stdenv` where nothing picks a host compiler nvcc supports.
+"""CUDA device code compiled with the plain `stdenv` where nothing picks a host compiler nvcc supports.
 
 Flags `stdenv.mkDerivation`, `pkgs.stdenv.mkDerivation` and `buildPythonPackage` /
-`buildPythonApplication` calls whose inputs bring nvcc from a source without `cuda_nvcc`'s
-setup hook: the runfile toolkit (`cudatoolkit`, `cudaPackages.cudatoolkit`), a `symlinkJoin` or
-`buildEnv` of CUDA packages that includes `cuda_nvcc` (directly or through a let-bound
-variable), or, when the target nixpkgs is older than December 2023, the redistributable
-`cuda_nvcc` itself. Not flagged: a redistributable `cuda_nvcc` in the inputs on current nixpkgs
-(its setup hook points nvcc at `backendStdenv`'s compiler), `backendStdenv.mkDerivation` and
-`effectiveStdenv`/`stdenv'` bound to an expression that uses `backendStdenv`, other compilers
-picked on purpose (`gcc12Stdenv`, ...), `mkShell`, calls that pick the host compiler themselves
-(`-ccbin`, `CUDAHOSTCXX`, `CMAKE_CUDA_HOST_COMPILER`) or point the build at `backendStdenv`'s
-compiler (`export CXX=${backendStdenv.cc}/bin/c++`, `-DCMAKE_CXX_COMPILER=...`), and a `stdenv` formal the file shows is
-injected: its default names another stdenv (`stdenv ? cudaPackages.backendStdenv`), or the
-file itself calls the function with `stdenv = cudaPackages.backendStdenv` (`callPackage f
-{ stdenv = ...; }`, also through a let-bound name). A bare `stdenv` formal filled by
-`callPackage` is the plain stdenv: what another file passes cannot be seen here (suppress the
-finding there). Beware that `callPackage` fills every formal it can, defaulted ones included,
-so `stdenv ? cudaPackages.backendStdenv` only takes effect in direct calls; the rule trusts it
-as the author's stated intent.
+`buildPythonApplication` calls that compile CUDA device code in this derivation (nvcc reachable
+at build time and a sign that it compiles: CMake's CUDA language or `CMAKE_CUDA_*`, nvcc named in
+a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches, `cudaPackages.flags`, a
+`buildPythonPackage` with torch: a torch extension) with an nvcc that does not pin its host
+compiler on the target nixpkgs: the runfile toolkit (`cudatoolkit`), a `symlinkJoin` / `buildEnv`
+of CUDA packages that includes `cuda_nvcc` (it drops the setup hooks), or, before December 2023,
+the redistributable `cuda_nvcc` itself.
+
+Not flagged: a package that only links CUDA libraries (an NVML monitor, a profiler's headers);
+repackaged binaries (`dontBuild = true`, wheels); a `mkDerivation` that is only a nix-shell
+environment (no `src`, no phases: the dev-shell context, like `mkShell`) and nvcc inside a
+`buildFHSEnv`; a host compiler chosen explicitly (`-ccbin`, `CUDAHOSTCXX`,
+`CMAKE_CUDA_HOST_COMPILER`, `CC`/`CXX`/`PATH` from `${cudatoolkit.cc}`, `${backendStdenv.cc}`,
+`${gcc12Stdenv.cc}`); `backendStdenv.mkDerivation`, `effectiveStdenv`/`stdenv'` bound to an
+expression that uses `backendStdenv`, other stdenvs picked on purpose (`gcc12Stdenv`); a `stdenv`
+formal the file shows is injected (its default names another stdenv, or the file calls the
+function with `stdenv = cudaPackages.backendStdenv`, also through a let-bound name). A bare
+`stdenv` formal filled by `callPackage` is the plain stdenv (suppress the finding where another
+file passes more).
+
+Contexts: packages get the warning; dev shells (and nix-shell environments) are never flagged;
+overrides and modules are judged like the derivation they hold.
 
 ## Why
 nvcc supports a limited range of host compilers and refuses (or miscompiles with) a GCC newer
-than its release knows. nixpkgs' `stdenv` follows the newest GCC, so CUDA code needs
-`cudaPackages.backendStdenv`, the stdenv whose compiler matches the CUDA release (issue #370879;
-the `effectiveStdenv` pattern of PR #369956 for optional CUDA). Since December 2023 the
-redistributable `cuda_nvcc` carries a setup hook that points nvcc at that compiler
-(`setupCudaHook`, PR #233581; propagated from `cuda_nvcc` by PR #271078), so listing
-`cuda_nvcc` is enough there. The runfile toolkit, a `symlinkJoin` of redistributables (which
-drops every package's `nix-support` setup hooks) and older nixpkgs have no such hook: nvcc then
-runs with the plain stdenv's compiler. cudalint dates the hook at 2023-12-01, just after PR
-#271078 was opened, so the target `23.11` (branched 2023-11-22) counts as older; if your 23.11
-has it as a backport, set the target to a date (`nixpkgs = "2023-12-15"`).
-(For a while in 2023 the runfile toolkit had its own `-ccbin` setup hook, PR #218265; it is
-flagged on every target all the same, as the toolkit is deprecated and today a `symlinkJoin`.)
+than its release knows; nixpkgs' `stdenv` follows the newest GCC. What picks nvcc's compiler in
+nixpkgs changed over time, so the rule is dated by the target nixpkgs:
 
-The fix builds with `cudaPackages.backendStdenv.mkDerivation` (adding a `cudaPackages` formal
-when nothing binds it), or, when the expression has a `cudaSupport` switch, introduces
-`effectiveStdenv = if cudaSupport then cudaPackages.backendStdenv else stdenv;` and builds with
-`effectiveStdenv.mkDerivation`. It is unsafe: the compiler of the whole package changes. Python
-builders get no automatic fix; write
-`(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })` or use the
-redistributable `cuda_nvcc`.
+- before December 2023: nothing but `cudaPackages.backendStdenv` (issue #370879; the
+  `effectiveStdenv` pattern of PR #369956 for optional CUDA). (For a while in 2023 the runfile
+  toolkit had its own `-ccbin` hook, PR #218265; it is flagged all the same.)
+- from December 2023: the redistributable `cuda_nvcc` carries a setup hook that points nvcc at
+  backendStdenv's compiler (`setupCudaHook`, PR #233581; propagated from `cuda_nvcc` by PR
+  #271078). Plain stdenv with `cuda_nvcc` in `nativeBuildInputs` is fine from then on, in the
+  multi-output and split-redist eras alike. cudalint dates the hook at 2023-12-01, so the target
+  `23.11` counts as older; set a date target (`nixpkgs = "2023-12-15"`) if yours has it.
+  A join of redistributables (and `cudatoolkit`, a join since 2024) loses that hook.
+- from 2025-11-26 (unstable) and in 25.11 (backport PR #465957): `cuda_nvcc` pins the host
+  compiler itself, with a wrapper and `compiler-bindir` in `nvcc.profile` (PR #465329), also
+  outside `mkDerivation` and through joins. Every nvcc of the package set then has a supported
+  compiler: the rule is silent on these targets.
+
+The fix builds with `cudaPackages.backendStdenv.mkDerivation` (adding a `cudaPackages` formal when
+nothing binds it). When CUDA is optional the switch follows the file's own CUDA switch, whatever
+its name (`cudaSupport`, `enableCuda`, `withCuda`, `cudaSupport'`, `useCuda`, ...):
+`effectiveStdenv = if <switch> then cudaPackages.backendStdenv else stdenv;`, so builds without
+CUDA keep their compiler; only a file without a switch (CUDA always on) switches unconditionally.
+It is unsafe: the compiler of the whole package changes. Python builders get no automatic fix;
+write `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })`, or take nvcc
+from the redistributable `cuda_nvcc` on a target with its setup hook.
 
 ## Example
 ```nix
+# fixture-target: nixpkgs=24.05
 { stdenv, cudatoolkit }:
 stdenv.mkDerivation {
   pname = "saxpy";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cudatoolkit ];
+  buildPhase = "nvcc -o saxpy saxpy.cu";
 }
 ```
 
@@ -67,6 +80,8 @@ effectiveStdenv.mkDerivation {
 ```
 
 ## References
+- https://github.com/NixOS/nixpkgs/pull/465329
+- https://github.com/NixOS/nixpkgs/pull/465957
 - https://github.com/NixOS/nixpkgs/issues/370879
 - https://github.com/NixOS/nixpkgs/pull/369956
 - https://github.com/NixOS/nixpkgs/pull/233581
@@ -84,6 +99,7 @@ from tree_sitter import Node
 from cudalint import catalog, edits, targets
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.places import SHELL_BUILDERS
 from cudalint.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
@@ -102,19 +118,37 @@ RULE = Rule(
     name="non-backend-stdenv",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
-    summary="CUDA code built with the plain `stdenv`, whose compiler nvcc may not support",
+    summary="CUDA device code compiled with the plain `stdenv`, whose compiler nvcc may not support",
     node_types=("apply_expression",),
     patterns=(b"cudatoolkit", b"cuda_nvcc", b"cudaPackages"),
 )
 
 # The date from which `cuda_nvcc`'s setup hook points nvcc at backendStdenv's compiler.
 HOOK_DATE = "2023-12-01"
+# The date from which `cuda_nvcc` pins the host compiler itself (wrapper + `nvcc.profile`,
+# PR #465329), so joins and today's `cudatoolkit` (a join of redistributables) have it too;
+# backported to release-25.11 (PR #465957) after its branch-off.
+PINNED_DATE = "2025-11-26"
+PINNED_RELEASES = frozenset({"25.11"})
 PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
 # Inputs through which a derivation gets its nvcc (a Python package's `build-system` too).
 NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "build-system"}
 # Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
 NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
-_HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN")
+_HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN|NVCC_PREPEND_FLAGS")
+# Compilers chosen on purpose: `${cudatoolkit.cc}`, `${backendStdenv.cc}`, `${gcc12Stdenv.cc}`, `${gcc12}`.
+_CHOSEN_COMPILER_OWNER = re.compile(r"^(?:backendStdenv|gcc\d+Stdenv|clang\d+Stdenv|gcc\d+|cudatoolkit(?:_\d+(?:_\d+)?)?)$")
+# Signs that device code is compiled here, in strings and attribute names: CMake's CUDA language,
+# nvcc run in a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches.
+_COMPILES_CUDA = re.compile(
+    r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b|\bnvcc\b|\.cu\b|\bCUDA_ARCH|TORCH_CUDA_ARCH_LIST"
+    r"|-gencode|--generate-code|\bsm_\d{2,3}\b|\bcompute_\d{2,3}\b|FORCE_CUDA|CUDA_NVCC_FLAGS|NVCC_FLAGS"
+    r"|(?:-D|\b)(?:USE|WITH|ENABLE|BUILD|GGML|LLAMA)_CU(?:DA|BLAS)\b|--(?:with|enable)-cuda\b"
+)
+# A torch extension (`buildPythonPackage` with torch and nvcc) compiles with nvcc.
+_TORCH = frozenset({"torch", "pytorch", "torchWithCuda", "torch-bin", "pytorchWithCuda"})
+# Attributes of a repackaging derivation, which compiles nothing.
+_NOTHING_COMPILED = {"dontBuild": "true", "format": '"wheel"'}
 _MAX_DEPTH = 4
 
 
@@ -130,13 +164,17 @@ def check(apply: Node, ctx: Context) -> None:
         return
     if last_name(function) not in PYTHON_BUILDERS | {"mkDerivation"} and unparen(function).type != "apply_expression":
         return
+    if ctx.place(attrset).is_shell:
+        return  # a nix-shell environment (no source, no phases) compiles nothing itself
+    if _pins_its_compiler(ctx.settings.nixpkgs):
+        return
     sources = _nvcc_sources(attrset, ctx)
     if not sources:
         return
     kinds = {k for k, _ in sources}
-    if "redist" in kinds and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
+    if kinds == {"redist"} and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
         return
-    if _picks_host_compiler(attrset, ctx):
+    if not _compiles_device_code(attrset, function, ctx) or _picks_host_compiler(attrset, ctx):
         return
     builder = _builder(function, ctx)
     if builder is None:
@@ -144,28 +182,79 @@ def check(apply: Node, ctx: Context) -> None:
     kind, stdenv_span = builder
     if "runfile" in kinds:
         node = next(n for k, n in sources if k == "runfile")
-        reason = f"nvcc comes from `{_short(node)}`, the runfile toolkit (on current nixpkgs a `symlinkJoin` without `cuda_nvcc`'s setup hook), so nothing sets nvcc's host compiler"
+        reason = f"nvcc from `{_short(node)}` does not pin its host compiler"
     elif "join" in kinds:
         node = next(n for k, n in sources if k == "join")
-        reason = f"nvcc comes from `{_short(node)}`, a `symlinkJoin` of CUDA packages, which loses `cuda_nvcc`'s setup hook that sets nvcc's host compiler"
+        reason = f"nvcc from the join `{_short(node)}` lacks `cuda_nvcc`'s setup hook"
     else:
-        reason = f"on {targets.describe(ctx.settings.nixpkgs)} `cuda_nvcc`'s setup hook does not set nvcc's host compiler yet (it does from December 2023)"
-    called = " ".join(text(function).split())
+        reason = "`cuda_nvcc` sets nvcc's host compiler only from December 2023"
+    called = _short(function)
     if kind == "python":
-        advice = "build with `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })`"
-        if "runfile" in kinds or "join" in kinds:
-            advice += " or take nvcc from the redistributable `cuda_nvcc`"
+        advice = "use `buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; }`"
         fixes: list[Fix | None] = []
     else:
-        advice = "build with `cudaPackages.backendStdenv`, whose compiler matches the CUDA release"
+        advice = "build with `cudaPackages.backendStdenv`"
         assert stdenv_span is not None
         fixes = [_fix(apply, stdenv_span, sources, ctx)]
-    ctx.report(function, f"`{called}` compiles CUDA with the plain stdenv's compiler, and {reason}: {advice}", fixes=fixes)
+    ctx.report(function, f"`{called}` compiles CUDA with the plain stdenv's compiler and {reason}: {advice}", fixes=fixes)
+
+
+def _pins_its_compiler(nixpkgs: str | None) -> bool:
+    """From PR #465329 every nvcc of the package set is `cuda_nvcc`'s, which pins its compiler."""
+    return (nixpkgs or "").strip() in PINNED_RELEASES or targets.includes(nixpkgs, PINNED_DATE)
 
 
 def _short(node: Node) -> str:
     written = " ".join(text(node).split())
     return written if len(written) <= 40 else written[:37] + "..."
+
+
+# ----- evidence that device code is compiled here ------------------------------------------------
+
+
+def _compiles_device_code(attrset: Node, function: Node, ctx: Context) -> bool:
+    """nvcc is reachable (the caller checked) and something compiles with it: CMake's CUDA
+    language, nvcc in a phase, `.cu` sources, architecture flags, a `-DUSE_CUDA`-style switch,
+    `cudaPackages.flags`, or a torch extension. A package that only links CUDA libraries, and a
+    repackaged binary, compile nothing with nvcc."""
+    for binding in bindings_of(attrset):
+        if binding.type != "binding":
+            continue
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        value = binding_value(binding)
+        if len(names) == 1 and names[0] in _NOTHING_COMPILED and value is not None and text(value) == _NOTHING_COMPILED[names[0]]:
+            return False
+    python = last_name(function) in PYTHON_BUILDERS or unparen(function).type == "apply_expression"
+    for node in _reachable(attrset, ctx):
+        if node.type == "string_fragment" and _COMPILES_CUDA.search(text(node)):
+            return True
+        if node.type == "binding":
+            names = attrpath_names(node.child_by_field_name("attrpath"))
+            if any(n is not None and _COMPILES_CUDA.search(n) for n in names):
+                return True
+        if node.type == "select_expression" and "flags" in attrpath_names(node.child_by_field_name("attrpath"))[:-1]:
+            return True  # `cudaPackages.flags.cmakeCudaArchitecturesString`: architectures to compile for
+        if python and node.type in ("variable_expression", "select_expression") and last_name(node) in _TORCH:
+            return True
+    return False
+
+
+def _reachable(attrset: Node, ctx: Context):
+    """The attrset's nodes, and those of the let-bound values its variables name (cmakeFlags
+    kept in a `let`)."""
+    seen: set[tuple[int, int]] = set()
+    stack = [(attrset, 0)]
+    while stack:
+        root, depth = stack.pop()
+        for node in descendants(root):
+            yield node
+            if node.type == "variable_expression" and depth < _MAX_DEPTH:
+                binding = ctx.semantic.resolve(node)
+                if binding.kind in {"let", "rec"} and binding.value is not None and binding.node is not None:
+                    key = (binding.node.start_byte, binding.node.end_byte)
+                    if key not in seen and not _contains(binding.value, attrset):
+                        seen.add(key)
+                        stack.append((binding.value, depth + 1))
 
 
 # ----- which builder, with which stdenv --------------------------------------------------------
@@ -305,6 +394,8 @@ def _picks_host_compiler(attrset: Node, ctx: Context) -> bool:
             return True
         if node.type == "select_expression" and _is_backend_compiler(node, ctx):
             return True
+        if node.type == "variable_expression" and re.fullmatch(r"gcc\d+", text(node)) and _in_string(node):
+            return True  # `export CC=${gcc12}/bin/gcc`
         if node.type == "binding":
             names = attrpath_names(node.child_by_field_name("attrpath"))
             if names and names[-1] is not None and _HOST_COMPILER.search(names[-1]):
@@ -313,18 +404,24 @@ def _picks_host_compiler(attrset: Node, ctx: Context) -> bool:
 
 
 def _is_backend_compiler(select: Node, ctx: Context) -> bool:
-    """`backendStdenv.cc`, `cudaPackages.backendStdenv.cc`, or `.cc` of a variable bound to it."""
+    """`.cc` of a compiler chosen on purpose: `backendStdenv.cc`, `cudaPackages.backendStdenv.cc`,
+    `cudatoolkit.cc` (the toolkit's supported GCC), `gcc12Stdenv.cc`, or of a variable bound to
+    backendStdenv."""
     names = attrpath_names(select.child_by_field_name("attrpath"))
     if not names or names[-1] != "cc":
         return False
     base = unparen(select.child_by_field_name("expression"))
     if base is None:
         return False
-    if len(names) >= 2:
-        return names[-2] == "backendStdenv"
-    if last_name(base) == "backendStdenv":
+    owner = names[-2] if len(names) >= 2 else last_name(base)
+    if owner is not None and _CHOSEN_COMPILER_OWNER.match(owner):
         return True
-    return base.type == "variable_expression" and _backend_bound(base, ctx)
+    return len(names) == 1 and base.type == "variable_expression" and _backend_bound(base, ctx)
+
+
+def _in_string(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "interpolation"
 
 
 def _backend_bound(variable: Node, ctx: Context) -> bool:
@@ -360,6 +457,8 @@ def _collect(node: Node | None, ctx: Context, depth: int, found: list[tuple[str,
                 if arguments and _join_has_nvcc(arguments[-1], ctx):
                     found.append(("join", current))
                 continue
+            if last_name(function) in SHELL_BUILDERS:
+                continue  # an FHS environment's nvcc is for its user, not for this build
         if current.type == "variable_expression":
             root = ctx.semantic.reference_root(current)
             ref = ctx.semantic.cuda_ref(root)
@@ -413,11 +512,11 @@ def _fix(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node
         return None
     backend, formal_edits = spelled
     stdenv_text = source.slice(*stdenv_span)
-    optional = semantic.resolve_name("cudaSupport", call).lexical
-    if not optional or semantic.resolve_name("effectiveStdenv", call).kind != "free":
+    switch = _cuda_switch(call, ctx)
+    if switch is None or semantic.resolve_name("effectiveStdenv", call).kind != "free":
         changes = [Edit(stdenv_span[0], stdenv_span[1], backend), *formal_edits]
         return Fix(f"Build with `{backend}`", Applicability.UNSAFE, tuple(edits.merge_edits(changes)))
-    definition = f"effectiveStdenv = if cudaSupport then {backend} else {stdenv_text};"
+    definition = f"effectiveStdenv = if {switch} then {backend} else {stdenv_text};"
     holder = call.parent
     while holder is not None and holder.type == "parenthesized_expression":
         holder = holder.parent
@@ -435,10 +534,24 @@ def _fix(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node
             prefix = f"let {definition} in "
         changes.append(Edit(stdenv_span[0], stdenv_span[1], prefix + "effectiveStdenv"))
     return Fix(
-        f"Use `effectiveStdenv = if cudaSupport then {backend} else {stdenv_text}`",
+        f"Use `effectiveStdenv = if {switch} then {backend} else {stdenv_text}`",
         Applicability.UNSAFE,
         tuple(edits.merge_edits(changes)),
     )
+
+
+# Names files give their CUDA switch: `cudaSupport`, `enableCuda`, `withCuda`, `cudaSupport'`, `useCuda`...
+_SWITCH = re.compile(r"\b(?:cuda[Ss]upport|(?:enable|with|use)(?:Cuda|CUDA)|cudaEnable[d]?|cuda[Ee]nabled)'*(?![\w'-])")
+
+
+def _cuda_switch(call: Node, ctx: Context) -> str | None:
+    """The file's own CUDA switch bound where the call stands (a formal or a `let`), whatever
+    its name; the new stdenv follows it, so CUDA-less builds keep the plain stdenv."""
+    candidates = dict.fromkeys(_SWITCH.findall(ctx.source.text))
+    for name in candidates:
+        if ctx.semantic.resolve_name(name, call).lexical:
+            return name
+    return None
 
 
 def _append_let_binding(let: Node, definition: str, ctx: Context) -> Edit:

@@ -32,9 +32,10 @@ def test_metadata_is_complete(rule) -> None:
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_bad_example_fires_and_good_example_is_silent(rule) -> None:
     for example in rule.examples("Example"):
-        result = lint(SourceFile("example.nix", example), settings_for(rule.code))
+        # an example for one era names its target like a fixture (`# fixture-target: nixpkgs=24.05`)
+        result = lint(SourceFile("example.nix", example), settings_for(rule.code, example))
         assert any(d.code == rule.code for d in result.diagnostics), f"{rule.code}: its bad example does not fire"
     for example in rule.examples("Use instead"):
-        result = lint(SourceFile("example.nix", example), settings_for(rule.code))
+        result = lint(SourceFile("example.nix", example), settings_for(rule.code, example))
         assert not [d for d in result.diagnostics if d.code == rule.code], f"{rule.code}: its good example fires"
         assert result.syntax_errors == 0
