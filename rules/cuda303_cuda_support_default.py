@@ -1,25 +1,42 @@
-"""A `cudaSupport` formal whose default is not `config.cudaSupport`.
+"""A package's `cudaSupport` formal whose default is not the user's `config.cudaSupport`.
 
-Flags the default of a function argument named `cudaSupport` when it is anything other than
-`config.cudaSupport` (or `pkgs.config.cudaSupport`): `? false`, `? true`, `? stdenv.isLinux`,
-`? config.cudaSupport or false`, ... Not flagged: `cudaSupport ? config.cudaSupport`, a
-default taken from another argument's switch (`cudaSupport ? torch.cudaSupport`, also with
-`or false`: an extension must match the library it builds against, whose own default follows
-`config.cudaSupport`), a `cudaSupport` formal without a default (the caller must pass it), and
-other switch names (`enableCuda`, `withCuda`), which the CUDA team does not standardise on.
+Flags the default of a `cudaSupport` argument of a callPackage-style package function (the file's
+own function, or one the file hands to `callPackage`) when it is not `config.cudaSupport`:
+`? false`, `? true`, `? stdenv.isLinux` (warning). `? config.cudaSupport or false` respects the
+user's configuration: on targets where `config.cudaSupport` is a declared option (nixpkgs PR
+#224068, April 2023) the `or false` is only redundant, an info with a safe fix that drops it; on
+older targets it is the correct form (a bare `config.cudaSupport` fails when the user never set
+it) and is not flagged. Not flagged: `cudaSupport ? config.cudaSupport` (also `pkgs.config`), a
+default taken from a dependency's switch (`cudaSupport ? torch.cudaSupport`, also with
+`or false`: an extension must match the library it builds against), a `cudaSupport` formal
+without a default, other switch names (`enableCuda`, `withCuda`), and functions that are not
+callPackage'd packages: an entry file called by hand (its formals carry defaults such as
+`pkgs ? import <nixpkgs> { }`, `system ? builtins.currentSystem`, or its own `config ? { }`,
+which is not nixpkgs' config, so the fix would break it), inner helpers the file calls itself,
+dev shells and modules.
+
+Contexts: only packages are judged; a dev shell, a NixOS/home-manager module, or an entry file
+decides its switch for itself.
 
 ## Why
 nixpkgs has one global switch, `config.cudaSupport`, that users set once (`nixpkgs.config.cudaSupport
 = true;`) to get CUDA builds everywhere. A package that hard-codes its default ignores that switch:
 `? false` never builds CUDA unless every caller overrides it, `? true` or `? stdenv.isLinux` turns
-unfree CUDA on for every Linux user whether they asked for it or not. Since PR #224068
-`config.cudaSupport` is a declared option with default `false`, so the `or false` fallback is dead
-code that hides typos. The nixpkgs convention is `cudaSupport ? config.cudaSupport`, with `config`
-among the formals (`callPackage` passes it).
+unfree CUDA on for every Linux user whether they asked for it or not. The nixpkgs convention is
+`cudaSupport ? config.cudaSupport`, with `config` among the formals (`callPackage` passes it).
+PR #224068 declared `config.cudaSupport` as an option with default `false` (pkgs/top-level/config.nix,
+`cudaSupport = mkMassRebuild`), and rewrote `enableCuda ? false` to `config.cudaSupport or false`
+tree-wide. From then on `or false` changes nothing; before it, `or false` is what makes an unset
+switch work. cudalint dates the option at 2023-04-30 (the PR was reviewed in early April 2023), so
+an April 2023 date target counts as older and keeps `or false`.
 
-The fix rewrites the default and adds `config` to the formals when it is missing. It is marked
-safe: callers that pass `cudaSupport` explicitly are unaffected, and everybody else gets what their
-nixpkgs configuration asks for.
+The fix for a hard-coded default writes `config.cudaSupport` (`config.cudaSupport or false` on
+older targets) and adds `config` to the formals when it is missing. It is unsafe: callers that
+pass `cudaSupport` are unaffected, but users whose configuration says `cudaSupport = true` now get
+this package built with CUDA (a new closure, unfree CUDA packages), and with `? true` or
+`? stdenv.isLinux` everybody else now gets it without CUDA. That is what they asked for, but it is
+not the same build, so it needs `--unsafe-fixes`. Dropping a redundant `or false` is safe: the
+declared option already defaults to `false`, so every configuration builds the same thing.
 
 ## Example
 ```nix
@@ -43,6 +60,7 @@ stdenv.mkDerivation {
 
 ## References
 - https://github.com/NixOS/nixpkgs/pull/224068
+- https://github.com/NixOS/nixpkgs/blob/master/pkgs/top-level/config.nix
 - https://nixos.org/manual/nixpkgs/unstable/#cuda
 """
 
@@ -50,23 +68,29 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import edits
+from cudalint import edits, targets
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
-from cudalint.syntax import attrpath_names, dotted_name, text, unparen
+from cudalint.syntax import attrpath_names, descendants, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
 
 RULE = Rule(
     code="CUDA303",
     name="cuda-support-default",
     severity=Severity.WARNING,
-    fix=Applicability.SAFE,
-    summary="`cudaSupport` formal whose default is not `config.cudaSupport`",
+    fix=Applicability.UNSAFE,
+    summary="A package's `cudaSupport` formal whose default is not `config.cudaSupport`",
     node_types=("formal",),
     patterns=(b"cudaSupport",),
 )
 
 # Defaults that already follow the user's nixpkgs configuration.
 _ACCEPTED = frozenset({"config.cudaSupport", "pkgs.config.cudaSupport"})
+# When `config.cudaSupport` became a declared option with default `false` (PR #224068).
+DECLARED_DATE = "2023-04-30"
+# Formal defaults that only a file called by hand has (`nix-build default.nix`), not callPackage.
+_ENTRY_DEFAULTS = ("import ", "builtins.currentSystem", "fetchTarball", "fetchGit", "<nixpkgs>")
+_ENTRY_FORMALS = frozenset({"config", "pkgs", "nixpkgs", "system", "crossSystem", "overlays"})
+_CALL_PACKAGE = frozenset({"callPackage", "callPackages", "callPythonPackage"})
 
 
 @RULE
@@ -75,16 +99,83 @@ def check(formal: Node, ctx: Context) -> None:
     default = formal.child_by_field_name("default")
     if name is None or default is None or text(name) != "cudaSupport":
         return
-    if dotted_name(default) in _ACCEPTED or _follows_dependency(default, ctx):
+    if dotted_name(default) in _ACCEPTED or _follows_dependency(default, ctx) or not _is_package_function(formal, ctx):
         return
+    declared = targets.includes(ctx.settings.nixpkgs, DECLARED_DATE)
+    redundant = _or_false(default)
+    if redundant is not None:
+        if declared:
+            fix = Fix("Drop the redundant `or false`", Applicability.SAFE, (Edit(redundant[0], redundant[1], ""),))
+            ctx.report(default, "`or false` is redundant: `config.cudaSupport` defaults to `false`; write `cudaSupport ? config.cudaSupport`", fixes=[fix], severity=Severity.INFO)
+        return
+    wanted = "config.cudaSupport" if declared else "config.cudaSupport or false"
     written = " ".join(text(default).split())
-    shown = written if len(written) <= 50 else written[:47] + "..."
+    shown = written if len(written) <= 40 else written[:37] + "..."
     ctx.report(
         default,
-        f"`cudaSupport ? {shown}` ignores the user's `config.cudaSupport`: "
-        "write `cudaSupport ? config.cudaSupport` (with `config` among the formals)",
-        fixes=[_fix(formal, unparen(default) or default, ctx)],
+        f"`cudaSupport ? {shown}` ignores the user's `config.cudaSupport`: write `cudaSupport ? {wanted}`",
+        fixes=[_fix(formal, wanted, ctx)],
     )
+
+
+def _or_false(default: Node) -> tuple[int, int] | None:
+    """The span of ` or false` in `config.cudaSupport or false` (also parenthesised)."""
+    node = unparen(default)
+    if node is None or node.type != "select_expression":
+        return None
+    fallback = node.child_by_field_name("default")
+    path = node.child_by_field_name("attrpath")
+    if fallback is None or text(fallback) != "false" or path is None:
+        return None
+    selected = f"{dotted_name(node.child_by_field_name('expression'))}.{'.'.join(n or '?' for n in attrpath_names(path))}"
+    return (path.end_byte, fallback.end_byte) if selected in _ACCEPTED else None
+
+
+def _is_package_function(formal: Node, ctx: Context) -> bool:
+    """A callPackage-style package function: the file's own function (unless the file is an
+    entry point called by hand) or a function the file passes to `callPackage`; not a dev
+    shell's or a module's."""
+    formals = formal.parent
+    function = formals.parent if formals is not None else None
+    if function is None or function.type != "function_expression":
+        return False
+    place = ctx.place(function)
+    if place.is_shell or place.is_module:
+        return False
+    if function == ctx.semantic.top_function():
+        return not _entry_point(formals)
+    return _called_by_call_package(function, ctx)
+
+
+def _entry_point(formals: Node) -> bool:
+    for other in formals.children_by_field_name("formal"):
+        name, default = other.child_by_field_name("name"), other.child_by_field_name("default")
+        if default is None:
+            continue
+        if (name is not None and text(name) in _ENTRY_FORMALS) or any(sign in text(default) for sign in _ENTRY_DEFAULTS):
+            return True
+    return False
+
+
+def _called_by_call_package(function: Node, ctx: Context) -> bool:
+    """`callPackage ({ cudaSupport ? ... }: ...) { }`, or through a let-bound name."""
+    holder = function
+    while holder.parent is not None and holder.parent.type == "parenthesized_expression":
+        holder = holder.parent
+    bound = holder.parent is not None and holder.parent.type == "binding"
+    for call in descendants(ctx.tree.root_node):
+        if call.type != "apply_expression" or outermost_apply(call) != call:
+            continue
+        callee, arguments = flatten_apply(call)
+        if last_name(callee) not in _CALL_PACKAGE or not arguments:
+            continue
+        first = unparen(arguments[0])
+        if first == function:
+            return True
+        if bound and first is not None and first.type == "variable_expression":
+            if unparen(ctx.semantic.resolve(first).value) == function:
+                return True
+    return False
 
 
 def _follows_dependency(default: Node, ctx: Context) -> bool:
@@ -101,22 +192,18 @@ def _follows_dependency(default: Node, ctx: Context) -> bool:
     return ctx.semantic.resolve(base).kind == "formal"
 
 
-def _fix(formal: Node, default: Node, ctx: Context) -> Fix | None:
+def _fix(formal: Node, wanted: str, ctx: Context) -> Fix | None:
     formals = formal.parent
     if formals is None or formals.type != "formals":
         return None
     changes: list[Edit] = []
     if "config" not in edits.formal_names(formals) and not edits.is_bound(ctx.semantic, formals, "config"):
-        # Only the file's own function is filled by `callPackage`, which passes `config`; a new
-        # required argument on an inner function would break its callers.
-        function = ctx.semantic.top_function()
-        if function is None or function.child_by_field_name("formals") != formals:
-            return None
+        # `callPackage` passes `config` to the function it calls; add it to that function's formals
         added = edits.add_formal(ctx.source, formals, "config")
         if added is None:
             return None
         changes.append(added)
     whole = formal.child_by_field_name("default")
     assert whole is not None
-    changes.append(edits.replace(whole, "config.cudaSupport"))
-    return Fix("Default `cudaSupport` to `config.cudaSupport`", Applicability.SAFE, tuple(changes))
+    changes.append(edits.replace(whole, wanted))
+    return Fix(f"Default `cudaSupport` to `{wanted}`", Applicability.UNSAFE, tuple(changes))
