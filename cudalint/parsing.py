@@ -111,7 +111,20 @@ def _parse_errors(tree: tree_sitter.Tree, source: SourceFile) -> list[SyntaxProb
                 problems.append(_error_problem(node, source))
             continue
         stack.extend((child, node, parent) for child in reversed(node.children))
-    return problems
+    return _one_per_line(problems, source)
+
+
+def _one_per_line(problems: list[SyntaxProblem], source: SourceFile) -> list[SyntaxProblem]:
+    """The grammar's error recovery often reports one mistake as a cascade of errors on its line
+    (`import &lt;nixpkgs&gt; {}` gives three): keep the first, spanning the rest."""
+    merged: list[SyntaxProblem] = []
+    for problem in sorted(problems, key=lambda p: (p.start, p.end)):
+        last = merged[-1] if merged else None
+        if last is not None and source.line_of(last.start) == source.line_of(problem.start):
+            merged[-1] = SyntaxProblem(last.start, max(last.end, problem.end), last.message)
+        else:
+            merged.append(problem)
+    return merged
 
 
 # The grammar skips any ASCII white space between tokens; Nix only spaces, tabs and newlines.

@@ -9,6 +9,9 @@ need `crt/host_config.h` from it in the host inputs), its headers (`cuda_nvcc.de
 `(lib.getDev cuda_nvcc)`) in `buildInputs`, and non-input attributes such as
 `disallowedRequisites = [ (lib.getBin cuda_nvcc) ]`.
 
+Contexts: a warning in packages and overrides; an info in dev shells (`mkShell` leaves
+`strictDeps` off, so nvcc is on `PATH` from either list; the move is tidiness there).
+
 ## Why
 `cuda_nvcc` is a compiler that runs on the build machine: in nixpkgs' dependency model it is a
 `nativeBuildInputs` entry, like `cmake` or `gcc`. From `buildInputs` it is on `PATH` only by
@@ -95,22 +98,26 @@ def check(node: Node, ctx: Context) -> None:
         owner = site.binding.parent.parent if site.binding.parent is not None else None
         if owner is not None and owner.type in ATTRSET_TYPES and _in_native_inputs(ctx, owner):
             return
-        ctx.report(root, _message(root, site.attr), fixes=[_move_fix(ctx, site, ref)])
+        ctx.report(root, _message(root, site.attr), fixes=[_move_fix(ctx, site, ref)], severity=_severity(root, ctx))
         return
     # a let-bound list that flows into buildInputs (`deps = [ cuda_nvcc ]; buildInputs = deps;`)
     attrs = semantic.input_attrs(root)
     host = sorted(a for a in attrs if a in catalog.HOST_INPUTS)
     if not host or any(a in catalog.NATIVE_INPUTS for a in attrs) or _native_anywhere(ctx):
         return
-    ctx.report(root, _message(root, host[0], through_let=True))
+    ctx.report(root, _message(root, host[0], through_let=True), severity=_severity(root, ctx))
+
+
+def _severity(node: Node, ctx: Context) -> Severity | None:
+    """A dev shell works either way (mkShell does not set strictDeps): the move is tidiness there."""
+    return Severity.INFO if ctx.place(node).is_shell else None
 
 
 def _message(root: Node, attr: str, through_let: bool = False) -> str:
     described = text(root) if len(text(root)) <= 50 else NVCC
     where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
     return (
-        f"`{described}` is the CUDA compiler, a build-time tool, but it is in {where}: list it in "
-        f"`{catalog.NATIVE_COUNTERPART[attr]}` (from `{attr}` it is only on PATH without strictDeps, and it breaks cross-compilation)"
+        f"`{described}` is a build-time compiler but is in {where}: list it in `{catalog.NATIVE_COUNTERPART[attr]}`"
     )
 
 

@@ -16,6 +16,9 @@ read `cudaSupport` only in `meta`, e.g. `broken = !cudaSupport;`), CUDA packages
 a runpath hook under any condition (drivers serve Vulkan/OpenCL too), and
 `addDriverRunpath`, which graphics packages use without CUDA.
 
+Contexts: wherever a derivation with a `cudaSupport` switch lists inputs (packages, overrides,
+dev shells built with `mkShell`): the same warning, as the switch makes the same promise there.
+
 ## Why
 A `cudaSupport` switch promises that with it off the package neither builds nor depends on
 CUDA: no unfree redistributables to download or evaluate, no CUDA in the closure, and it
@@ -113,8 +116,7 @@ def check(variable: Node, ctx: Context) -> None:
     through = "" if direct else " (through a let binding)"
     ctx.report(
         root,
-        f"`{shown}` is in `{site.attr}`{through} even when `cudaSupport` is false: "
-        "put it under `lib.optionals cudaSupport [ ... ]` so that the non-CUDA build needs no CUDA",
+        f"`{shown}` is in `{site.attr}`{through} even when `cudaSupport` is false: put it under `lib.optionals cudaSupport [ ... ]`",
         fixes=[_guard_fix(root, site, ctx) if direct else None],
     )
 

@@ -9,6 +9,9 @@ construct is reported once, where the cross package set meets the CUDA name (lat
 variable bound to it are not reported again). Not flagged: `pkgsCross` for non-CUDA packages, and
 native CUDA (`cudaPackages`, `pkgs.cudaPackages`, `pkgsCuda`).
 
+Contexts: the same warning in packages, dev shells, modules and overrides: none of them can
+cross-compile CUDA.
+
 ## Why
 The CUDA redistributables in nixpkgs are NVIDIA's prebuilt binaries, unpacked and patched for
 the platform they run on. The CUDA package set does not model cross-compilation: `nvcc` from a
@@ -101,13 +104,11 @@ def _check_inherit(statement: Node, ctx: Context) -> None:
 
 def _report(node: Node, platform: str | None, ctx: Context) -> None:
     written = " ".join(text(node).split())
-    shown = written if len(written) <= 70 else written[:67] + "..."
+    shown = written if len(written) <= 50 else written[:47] + "..."
     where = f"`pkgsCross.{platform}`" if platform else "`pkgsCross`"
     ctx.report(
         node,
-        f"`{shown}` takes CUDA from {where}, but nixpkgs' CUDA packages do not support "
-        "cross-compilation: build natively for the target platform instead (a builder of that "
-        "platform, or binfmt emulation)",
+        f"`{shown}` takes CUDA from {where}, but CUDA packages cannot be cross-compiled: build natively on that platform",
     )
 
 

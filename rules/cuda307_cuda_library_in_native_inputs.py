@@ -8,6 +8,9 @@ inputs. Not flagged: the tools that do belong there (`cuda_nvcc`, `cuda_cuobjdum
 executables (`(lib.getBin x)`), the runfile `cudatoolkit` (CUDA001 handles it), and attributes
 that are not inputs, such as `disallowedRequisites`.
 
+Contexts: a warning in packages and overrides; an info in dev shells (`mkShell` leaves
+`strictDeps` off, so headers and libraries are found from either list; the move is tidiness).
+
 ## Why
 CUDA libraries and headers are used by the code being built, so they are host dependencies:
 `buildInputs`. `nativeBuildInputs` is for programs that run on the build machine. With
@@ -87,11 +90,16 @@ def check(node: Node, ctx: Context) -> None:
     site = semantic.input_site(root)
     if site is not None:
         if site.attr in catalog.NATIVE_INPUTS:
-            ctx.report(root, _message(root, ref, site.attr), fixes=[_move_fix(ctx, site, ref)])
+            ctx.report(root, _message(root, ref, site.attr), fixes=[_move_fix(ctx, site, ref)], severity=_severity(root, ctx))
         return
     native = sorted(a for a in semantic.input_attrs(root) if a in catalog.NATIVE_INPUTS)
     if native:
-        ctx.report(root, _message(root, ref, native[0], through_let=True))
+        ctx.report(root, _message(root, ref, native[0], through_let=True), severity=_severity(root, ctx))
+
+
+def _severity(node: Node, ctx: Context) -> Severity | None:
+    """A dev shell works either way (mkShell does not set strictDeps): the move is tidiness there."""
+    return Severity.INFO if ctx.place(node).is_shell else None
 
 
 def _is_library(ref: CudaRef) -> bool:
@@ -105,9 +113,7 @@ def _message(root: Node, ref: CudaRef, attr: str, through_let: bool = False) -> 
     kind = "a CUDA headers package" if catalog.role(ref.package) == "headers" else "a CUDA library"
     where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
     return (
-        f"`{described}` is {kind} for the code being built, but it is in {where}: list it in "
-        f"`{catalog.HOST_COUNTERPART[attr]}` (native inputs are build-machine tools; this is wrong under strictDeps and "
-        "cross-compilation). Only tools like `cuda_nvcc` and setup hooks belong there"
+        f"`{described}` is {kind} for the code being built but is in {where}: list it in `{catalog.HOST_COUNTERPART[attr]}`"
     )
 
 

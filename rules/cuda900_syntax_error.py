@@ -8,7 +8,10 @@ the rules looks for (a CUDA package set or package, a runpath hook, `LD_LIBRARY_
 ## Why
 A file Nix cannot parse cannot be evaluated. The grammar cudalint uses is older than Nix's
 parser in one respect, trailing commas in function formals (`{ a, b, }:`, the nixfmt style used
-throughout nixpkgs): that form is accepted and never reported.
+throughout nixpkgs, also with a comment after the last comma): that form is accepted and never
+reported. One mistake often confuses the grammar for the rest of its line: the errors of one line
+are one finding, at the first. Every context (package, dev shell, module, override) gets the same
+error.
 
 ## Example
 ```nix

@@ -5,6 +5,8 @@ The engine reports this rule itself after applying suppressions. Write suppressi
 shell text (`postFixup`, `shellHook`) a shell comment works the same way.
 `# cudalint: ignore-file[CUDA101]` in the file's leading comments covers the whole file.
 
+Every context gets the same warning.
+
 ## Why
 A stale suppression hides the next real finding on that line and documents an exception that no
 longer exists. Codes are checked so that a typo (`CUDA11`) does not silently suppress nothing.
