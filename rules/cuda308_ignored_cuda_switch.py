@@ -5,8 +5,7 @@ Flags switches that look like they turn CUDA on but do nothing:
 - `cudaSupport` (or any CUDA-named setting) among nixpkgs' arguments but outside `config`:
   `import nixpkgs { cudaSupport = true; }`, and `nixpkgs.cudaSupport` in a NixOS module;
 - a CUDA-named setting in nixpkgs' `config` that is not an option: `config.cuda = true`,
-  `config.enableCuda = true`, `nixpkgs.config.withCuda = true`, `config.cudnnSupport = true`
-  (an argument of some packages, never a config option), and the wrong case
+  `config.enableCuda = true`, `nixpkgs.config.withCuda = true`, and the wrong case
   (`nixpkgs.config.cudasupport`);
 - a package's CUDA switch (`cudaSupport`, `enableCuda`, `withCuda`, `useCuda`, ...) set in
   `overrideAttrs`: the switch is a function argument, changed with `.override`; in
@@ -104,14 +103,14 @@ RULE = Rule(
     fix=Applicability.UNSAFE,
     summary="CUDA switch set where nothing reads it (outside `config`, misspelt, or in `overrideAttrs`)",
     node_types=("binding", "apply_expression"),
-    patterns=(b"cuda", b"Cuda", b"CUDA", b"cudnn", b"nccl"),
+    patterns=(b"cuda", b"Cuda", b"CUDA"),
 )
 
 # nixpkgs' CUDA options (pkgs/top-level/config.nix).
 CONFIG_OPTIONS = frozenset({"cudaSupport", "cudaCapabilities", "cudaForwardCompat"})
 # What packages call their CUDA switch.
 _PACKAGE_SWITCH = re.compile(r"^(?:cuda[Ss]upport|(?:enable|with|use)(?:Cuda|CUDA)|cuda[Ee]nabled?|cuda)'?$")
-_CUDA_NAME = re.compile(r"cuda|cudnn|nccl|tensorrt", re.IGNORECASE)
+_CUDA_NAME = re.compile(r"cuda", re.IGNORECASE)
 _BOOLEANS = frozenset({"true", "false"})
 
 
@@ -168,10 +167,7 @@ def _judge_config_name(binding: Node, name: str, value: Node | None, ctx: Contex
     value = unparen(value)
     if value is None or text(value) not in _BOOLEANS:
         return  # a CUDA-named setting of another kind (a path, a list): not a switch
-    if "cuda" in name.lower():
-        ctx.report(attrpath, f"`config.{name}` is not a nixpkgs option, so nothing reads it: write `config.cudaSupport = {text(value)}`")
-    else:  # `cudnnSupport`, `ncclSupport`: some packages' arguments, never config options
-        ctx.report(attrpath, f"`config.{name}` is not a nixpkgs option, so nothing reads it: pass it to the package with `.override`")
+    ctx.report(attrpath, f"`config.{name}` is not a nixpkgs option, so nothing reads it: write `config.cudaSupport = {text(value)}`")
 
 
 def _nixpkgs_path(binding: Node) -> tuple[list[str | None], Node | None] | None:
