@@ -9,7 +9,9 @@ compiler on the target nixpkgs: the runfile toolkit (`cudatoolkit`), a `symlinkJ
 of CUDA packages that includes `cuda_nvcc` (it drops the setup hooks), or, before December 2023,
 the redistributable `cuda_nvcc` itself.
 
-Not flagged: a package that only links CUDA libraries (an NVML monitor, a profiler's headers);
+Not flagged: a redistributable `cuda_nvcc` among the inputs on a target with its setup hook, even
+next to the toolkit (the hook sets the host compiler for every nvcc the build runs); a package
+that only links CUDA libraries (an NVML monitor, a profiler's headers);
 repackaged binaries (`dontBuild = true`, wheels); a `mkDerivation` that is only a nix-shell
 environment (no `src`, no phases: the dev-shell context, like `mkShell`) and nvcc inside a
 `buildFHSEnv`; a host compiler chosen explicitly (`-ccbin`, `CUDAHOSTCXX`,
@@ -172,8 +174,8 @@ def check(apply: Node, ctx: Context) -> None:
     if not sources:
         return
     kinds = {k for k, _ in sources}
-    if kinds == {"redist"} and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
-        return
+    if "redist" in kinds and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
+        return  # the hook exports nvcc's host compiler for the whole build, toolkit's nvcc too
     if not _compiles_device_code(attrset, function, ctx) or _picks_host_compiler(attrset, ctx):
         return
     builder = _builder(function, ctx)
