@@ -6,8 +6,9 @@ OpenCV's `-DCUDA_ARCH_BIN=8.6` / `CUDA_ARCH_PTX`, nvcc's `-gencode=arch=compute_
 (also `-gencode arch=...`) / `-arch=sm_86`, `TORCH_CUDA_ARCH_LIST = "8.0;8.6"` or
 `export TORCH_CUDA_ARCH_LIST="8.6"`, in flags, environment variables and shell phases; and a
 literal that reaches one of them through a name: a formal default (`cudaArch ? "86"` used in
-`"-DCMAKE_CUDA_ARCHITECTURES=${cudaArch}"`), a `let` binding, or a literal list joined with
-`lib.concatStringsSep` (reported once, where the literal is written).
+`"-DCMAKE_CUDA_ARCHITECTURES=${cudaArch}"`), a `let` binding, a literal list joined with
+`lib.concatStringsSep`, chosen by an `if` or extended with `++` (reported once, where the
+literal is written).
 
 Not flagged: lists derived from the user's choice, whatever the route: `cudaPackages.flags.*`
 (`flags.cmakeCudaArchitecturesString`, `flags.gencodeString`, `flags.cudaCapabilities`,
@@ -118,7 +119,7 @@ _FLAG_PATTERNS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     ),
     (
         re.compile(rb"(?<![\w-])TORCH_CUDA_ARCH_LIST=['\"]?" + _TORCH_VALUE),
-        "`TORCH_CUDA_ARCH_LIST` is hand-written: build it from `torch.cudaCapabilities` (or `cudaPackages.flags.cudaCapabilities`)",
+        "`TORCH_CUDA_ARCH_LIST` is hand-written: build it from `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in a torch extension)",
     ),
     (
         re.compile(
@@ -257,7 +258,7 @@ def _check_binding(binding: Node, ctx: Context) -> None:
 
 def _advice(variable: str) -> str:
     if variable == "TORCH_CUDA_ARCH_LIST":
-        return "build it from `torch.cudaCapabilities` (or `cudaPackages.flags.cudaCapabilities`)"
+        return "build it from `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in a torch extension)"
     if variable.startswith("CUDA_ARCH_"):
         return "build it from `cudaPackages.flags.cudaCapabilities`"
     return f"use `{_ADVICE[variable]}`"
@@ -319,7 +320,7 @@ def _hand_written(node: Node | None, ctx: Context, depth: int) -> tuple[Node, st
     if literal is not None:
         return (node, None) if _ARCH_LIST.fullmatch(literal) else None
     if node.type == "list_expression":
-        items = node.named_children
+        items = [item for item in node.named_children if item.type != "comment"]
         if items and all((value := string_literal(item)) is not None and _ARCH_ITEM.fullmatch(value) for item in items):
             return node, None
         return None
@@ -339,4 +340,12 @@ def _hand_written(node: Node | None, ctx: Context, depth: int) -> tuple[Node, st
         function, arguments = flatten_apply(outermost_apply(node))
         if last_name(function) in _STRING_FUNCTIONS and arguments:
             return _hand_written(arguments[-1], ctx, depth + 1)
-    return None
+    # a list chosen among literals (`if old then cuda9Arches else cuda10Arches`) or extended
+    # with them (`cuda9Arches ++ [ "7.5" ]`)
+    if node.type == "if_expression":
+        parts = [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
+    elif node.type == "binary_expression" and node.child_by_field_name("operator").type == "++":
+        parts = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+    else:
+        return None
+    return next((found for part in parts if (found := _hand_written(part, ctx, depth + 1)) is not None), None)
