@@ -159,23 +159,27 @@ def _entry_point(formals: Node) -> bool:
 
 def _called_by_call_package(function: Node, ctx: Context) -> bool:
     """`callPackage ({ cudaSupport ? ... }: ...) { }`, or through a let-bound name."""
-    holder = function
-    while holder.parent is not None and holder.parent.type == "parenthesized_expression":
-        holder = holder.parent
-    bound = holder.parent is not None and holder.parent.type == "binding"
-    for call in descendants(ctx.tree.root_node):
-        if call.type != "apply_expression" or outermost_apply(call) != call:
-            continue
-        callee, arguments = flatten_apply(call)
-        if last_name(callee) not in _CALL_PACKAGE or not arguments:
-            continue
-        first = unparen(arguments[0])
-        if first == function:
-            return True
-        if bound and first is not None and first.type == "variable_expression":
-            if unparen(ctx.semantic.resolve(first).value) == function:
-                return True
-    return False
+    return (function.start_byte, function.end_byte) in _call_package_functions(ctx)
+
+
+def _call_package_functions(ctx: Context) -> set[tuple[int, int]]:
+    """Spans of the functions this file hands to `callPackage`, found in one walk per file."""
+    cache = ctx.semantic.__dict__.setdefault("_cuda303_cache", {})
+    if "functions" not in cache:
+        found: set[tuple[int, int]] = set()
+        for call in descendants(ctx.tree.root_node):
+            if call.type != "apply_expression" or outermost_apply(call) != call:
+                continue
+            callee, arguments = flatten_apply(call)
+            if last_name(callee) not in _CALL_PACKAGE or not arguments:
+                continue
+            first = unparen(arguments[0])
+            if first is not None and first.type == "variable_expression":
+                first = unparen(ctx.semantic.resolve(first).value)
+            if first is not None and first.type == "function_expression":
+                found.add((first.start_byte, first.end_byte))
+        cache["functions"] = found
+    return cache["functions"]
 
 
 def _follows_dependency(default: Node, ctx: Context) -> bool:
