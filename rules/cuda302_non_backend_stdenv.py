@@ -184,21 +184,21 @@ def check(apply: Node, ctx: Context) -> None:
     kind, stdenv_span = builder
     if "runfile" in kinds:
         node = next(n for k, n in sources if k == "runfile")
-        reason = f"nvcc from `{_short(node)}` does not pin its host compiler"
+        reason = f"nvcc from `{_short(node)}` does not pin its host compiler"  # the runfile toolkit
     elif "join" in kinds:
         node = next(n for k, n in sources if k == "join")
-        reason = f"nvcc from the join `{_short(node)}` lacks `cuda_nvcc`'s setup hook"
+        reason = f"the join `{_short(node)}` drops `cuda_nvcc`'s setup hook"
     else:
-        reason = "`cuda_nvcc` sets nvcc's host compiler only from December 2023"
-    called = _short(function)
+        reason = "`cuda_nvcc`'s setup hook sets nvcc's host compiler only from December 2023"
+    called = "buildPythonPackage" if kind == "python" else "stdenv.mkDerivation"  # the call's own text can be long
     if kind == "python":
-        advice = "use `buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; }`"
+        advice = "build with `cudaPackages.backendStdenv` (`buildPythonPackage.override`)"
         fixes: list[Fix | None] = []
     else:
         advice = "build with `cudaPackages.backendStdenv`"
         assert stdenv_span is not None
         fixes = [_fix(apply, stdenv_span, sources, ctx)]
-    ctx.report(function, f"`{called}` compiles CUDA with the plain stdenv's compiler and {reason}: {advice}", fixes=fixes)
+    ctx.report(function, f"`{called}` compiles CUDA with the plain stdenv and {reason}: {advice}", fixes=fixes)
 
 
 def _pins_its_compiler(nixpkgs: str | None) -> bool:
@@ -208,7 +208,7 @@ def _pins_its_compiler(nixpkgs: str | None) -> bool:
 
 def _short(node: Node) -> str:
     written = " ".join(text(node).split())
-    return written if len(written) <= 40 else written[:37] + "..."
+    return written if len(written) <= 30 else written[:27] + "..."
 
 
 # ----- evidence that device code is compiled here ------------------------------------------------

@@ -119,7 +119,7 @@ _FLAG_PATTERNS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     ),
     (
         re.compile(rb"(?<![\w-])TORCH_CUDA_ARCH_LIST=['\"]?" + _TORCH_VALUE),
-        "`TORCH_CUDA_ARCH_LIST` is hand-written: build it from `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in a torch extension)",
+        "`TORCH_CUDA_ARCH_LIST` is hand-written: use `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in torch extensions)",
     ),
     (
         re.compile(
@@ -258,7 +258,7 @@ def _check_binding(binding: Node, ctx: Context) -> None:
 
 def _advice(variable: str) -> str:
     if variable == "TORCH_CUDA_ARCH_LIST":
-        return "build it from `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in a torch extension)"
+        return "use `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in torch extensions)"
     if variable.startswith("CUDA_ARCH_"):
         return "build it from `cudaPackages.flags.cudaCapabilities`"
     return f"use `{_ADVICE[variable]}`"
@@ -308,7 +308,7 @@ def _report_named_literal(expression: Node, variable: str, ctx: Context) -> None
         return
     reported.add((literal.start_byte, literal.end_byte))
     what = f"`{name}`" if name else "this list"
-    ctx.report(literal, f"{what} hand-writes the architectures for `{variable}`: {_advice(variable)}")
+    ctx.report(literal, f"{what} hand-writes `{variable}` architectures: {_advice(variable)}")
 
 
 def _hand_written(node: Node | None, ctx: Context, depth: int) -> tuple[Node, str | None] | None:
