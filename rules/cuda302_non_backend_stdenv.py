@@ -189,10 +189,10 @@ def check(apply: Node, ctx: Context) -> None:
         node = next(n for k, n in sources if k == "join")
         reason = f"the join `{_short(node)}` drops `cuda_nvcc`'s setup hook"
     else:
-        reason = "`cuda_nvcc`'s setup hook sets nvcc's host compiler only from December 2023"
+        reason = "nothing picks nvcc's compiler (`cuda_nvcc`'s hook does from December 2023)"
     called = "buildPythonPackage" if kind == "python" else "stdenv.mkDerivation"  # the call's own text can be long
     if kind == "python":
-        advice = "build with `cudaPackages.backendStdenv` (`buildPythonPackage.override`)"
+        advice = "override its stdenv with `cudaPackages.backendStdenv`"
         fixes: list[Fix | None] = []
     else:
         advice = "build with `cudaPackages.backendStdenv`"

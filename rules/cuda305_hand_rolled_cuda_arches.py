@@ -119,7 +119,7 @@ _FLAG_PATTERNS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     ),
     (
         re.compile(rb"(?<![\w-])TORCH_CUDA_ARCH_LIST=['\"]?" + _TORCH_VALUE),
-        "`TORCH_CUDA_ARCH_LIST` is hand-written: use `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in torch extensions)",
+        "`TORCH_CUDA_ARCH_LIST` is hand-written: use `cudaPackages.flags.cudaCapabilities` (or `torch.cudaCapabilities`)",
     ),
     (
         re.compile(
@@ -258,7 +258,7 @@ def _check_binding(binding: Node, ctx: Context) -> None:
 
 def _advice(variable: str) -> str:
     if variable == "TORCH_CUDA_ARCH_LIST":
-        return "use `cudaPackages.flags.cudaCapabilities` (`torch.cudaCapabilities` in torch extensions)"
+        return "use `cudaPackages.flags.cudaCapabilities` (or `torch.cudaCapabilities`)"
     if variable.startswith("CUDA_ARCH_"):
         return "build it from `cudaPackages.flags.cudaCapabilities`"
     return f"use `{_ADVICE[variable]}`"
