@@ -184,12 +184,12 @@ def check(apply: Node, ctx: Context) -> None:
     kind, stdenv_span = builder
     if "runfile" in kinds:
         node = next(n for k, n in sources if k == "runfile")
-        reason = f"nvcc from `{_short(node)}` does not pin its host compiler"  # the runfile toolkit
+        reason = f"nvcc from `{_short(node)}`, which does not pin a supported host compiler"  # the runfile toolkit
     elif "join" in kinds:
         node = next(n for k, n in sources if k == "join")
-        reason = f"the join `{_short(node)}` drops `cuda_nvcc`'s setup hook"
+        reason = f"nvcc from the join `{_short(node)}`, which drops `cuda_nvcc`'s setup hook"
     else:
-        reason = "nothing picks nvcc's compiler (`cuda_nvcc`'s hook does from December 2023)"
+        reason = "`cuda_nvcc`, whose setup hook picks a supported host compiler only from December 2023"
     called = "buildPythonPackage" if kind == "python" else "stdenv.mkDerivation"  # the call's own text can be long
     if kind == "python":
         advice = "override its stdenv with `cudaPackages.backendStdenv`"
@@ -198,7 +198,7 @@ def check(apply: Node, ctx: Context) -> None:
         advice = "build with `cudaPackages.backendStdenv`"
         assert stdenv_span is not None
         fixes = [_fix(apply, stdenv_span, sources, ctx)]
-    ctx.report(function, f"`{called}` compiles CUDA with the plain stdenv and {reason}: {advice}", fixes=fixes)
+    ctx.report(function, f"`{called}` compiles CUDA with {reason}: {advice}", fixes=fixes)
 
 
 def _pins_its_compiler(nixpkgs: str | None) -> bool:

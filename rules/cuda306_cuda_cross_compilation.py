@@ -104,11 +104,11 @@ def _check_inherit(statement: Node, ctx: Context) -> None:
 
 def _report(node: Node, platform: str | None, ctx: Context) -> None:
     written = " ".join(text(node).split())
-    shown = written if len(written) <= 50 else written[:47] + "..."
+    shown = written if len(written) <= 40 else written[:37] + "..."
     where = f"`pkgsCross.{platform}`" if platform else "`pkgsCross`"
     ctx.report(
         node,
-        f"`{shown}` takes CUDA from {where}, but CUDA packages cannot be cross-compiled: build natively on that platform",
+        f"`{shown}` comes from {where}: CUDA cannot be cross-compiled, build natively there",
     )
 
 
