@@ -19,6 +19,7 @@ stdenv.mkDerivation {
   version = "1.0";
   nativeBuildInputs = [ cudatoolkit ];
   buildInputs = with cudaPackages; [ cudaPackages.libcublas cuda_cudart libcufft ];
+  cmakeFlags = [ "-DCMAKE_CUDA_ARCHITECTURES=86" ]; # a second finding (CUDA305) besides CUDA001
 }
 """
 
