@@ -3,8 +3,8 @@
 Flags `stdenv.mkDerivation`, `pkgs.stdenv.mkDerivation` and `buildPythonPackage` /
 `buildPythonApplication` calls that compile CUDA device code in this derivation (nvcc reachable
 at build time and a sign that it compiles: CMake's CUDA language or `CMAKE_CUDA_*`, nvcc named in
-a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches, `cudaPackages.flags`, a
-`buildPythonPackage` with torch: a torch extension) with an nvcc that does not pin its host
+a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches, a CMake option that
+picks CUDA as the backend (`GPU_API=cuda`), `cudaPackages.flags`, a `buildPythonPackage` with torch: a torch extension) with an nvcc that does not pin its host
 compiler on the target nixpkgs: the runfile toolkit (`cudatoolkit`), a `symlinkJoin` / `buildEnv`
 of CUDA packages that includes `cuda_nvcc` (it drops the setup hooks), or, before December 2023,
 the redistributable `cuda_nvcc` itself.
@@ -111,6 +111,7 @@ from cudalint.syntax import (
     flatten_apply,
     last_name,
     outermost_apply,
+    string_literal,
     text,
     unparen,
 )
@@ -145,8 +146,11 @@ _CHOSEN_COMPILER_OWNER = re.compile(r"^(?:backendStdenv|gcc\d+Stdenv|clang\d+Std
 _COMPILES_CUDA = re.compile(
     r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b|\bnvcc\b|\.cu\b|\bCUDA_ARCH|TORCH_CUDA_ARCH_LIST"
     r"|-gencode|--generate-code|\bsm_\d{2,3}\b|\bcompute_\d{2,3}\b|FORCE_CUDA|CUDA_NVCC_FLAGS|NVCC_FLAGS"
-    r"|(?:-D|\b)(?:USE|WITH|ENABLE|BUILD|GGML|LLAMA)_CU(?:DA|BLAS)\b|--(?:with|enable)-cuda\b"
+    r"|(?:-D|(?<![A-Za-z]))(?:USE|WITH|ENABLE|BUILD|GGML|LLAMA)_CU(?:DA|BLAS)\b|--(?:with|enable)-cuda\b"
+    r"|\b[A-Z][A-Z_]*(?:API|BACKEND|GPU)=(?:cuda|CUDA)\b"  # `-DGPU_API=cuda`: CUDA picked as the build's backend
 )
+# `lib.cmakeFeature "GPU_API" "cuda"`: the same choice through nixpkgs' CMake helpers
+_CMAKE_HELPERS = frozenset({"cmakeFeature", "cmakeOptionType"})
 # A torch extension (`buildPythonPackage` with torch and nvcc) compiles with nvcc.
 _TORCH = frozenset({"torch", "pytorch", "torchWithCuda", "torch-bin", "pytorchWithCuda"})
 # Attributes of a repackaging derivation, which compiles nothing.
@@ -238,7 +242,17 @@ def _compiles_device_code(attrset: Node, function: Node, ctx: Context) -> bool:
             return True  # `cudaPackages.flags.cmakeCudaArchitecturesString`: architectures to compile for
         if python and node.type in ("variable_expression", "select_expression") and last_name(node) in _TORCH:
             return True
+        if node.type == "apply_expression" and _selects_cuda_backend(node):
+            return True
     return False
+
+
+def _selects_cuda_backend(apply: Node) -> bool:
+    function, arguments = flatten_apply(apply)
+    if last_name(function) not in _CMAKE_HELPERS or len(arguments) < 2:
+        return False
+    name, value = string_literal(arguments[-2]), string_literal(arguments[-1])
+    return name is not None and value is not None and value.lower() == "cuda" and bool(re.search(r"API|BACKEND|GPU", name))
 
 
 def _reachable(attrset: Node, ctx: Context):

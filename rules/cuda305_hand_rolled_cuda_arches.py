@@ -8,7 +8,9 @@ OpenCV's `-DCUDA_ARCH_BIN=8.6` / `CUDA_ARCH_PTX`, nvcc's `-gencode=arch=compute_
 literal that reaches one of them through a name: a formal default (`cudaArch ? "86"` used in
 `"-DCMAKE_CUDA_ARCHITECTURES=${cudaArch}"`), a `let` binding, a literal list joined with
 `lib.concatStringsSep`, chosen by an `if` or extended with `++` (reported once, where the
-literal is written).
+literal is written); and a package's own capability argument with a hand-written default
+(`cudaCapabilities ? [ "7.5" "8.6" ]`), which shadows the user's choice
+whatever variable it feeds.
 
 Not flagged: lists derived from the user's choice, whatever the route: `cudaPackages.flags.*`
 (`flags.cmakeCudaArchitecturesString`, `flags.gencodeString`, `flags.cudaCapabilities`,
@@ -93,8 +95,8 @@ RULE = Rule(
     severity=Severity.INFO,
     fix=Applicability.NONE,
     summary="Hand-written CUDA architecture list instead of the user's `config.cudaCapabilities`",
-    node_types=("string_expression", "indented_string_expression", "binding", "apply_expression"),
-    patterns=(b"CUDA_ARCHITECTURES", b"CUDAARCHS", b"CUDA_ARCH_LIST", b"CUDA_ARCH_BIN", b"CUDA_ARCH_PTX", b"compute_", b"sm_"),
+    node_types=("string_expression", "indented_string_expression", "binding", "apply_expression", "formal"),
+    patterns=(b"CUDA_ARCHITECTURES", b"CUDAARCHS", b"CUDA_ARCH_LIST", b"CUDA_ARCH_BIN", b"CUDA_ARCH_PTX", b"compute_", b"sm_", b"apabilities"),
 )
 
 _MASK = 0x01
@@ -151,6 +153,8 @@ def check(node: Node, ctx: Context) -> None:
         _check_string(node, ctx)
     elif kind == "binding":
         _check_binding(node, ctx)
+    elif kind == "formal":
+        _check_capabilities_formal(node, ctx)
     else:
         _check_cmake_setter(node, ctx)
 
@@ -256,6 +260,22 @@ def _check_binding(binding: Node, ctx: Context) -> None:
         ctx.report(value, f"`{variable}` is hand-written: {_advice(variable)}")
 
 
+# A package's own capability argument (`cudaCapabilities ? [ "7.5" "8.6" ]`) shadows the user's
+# `config.cudaCapabilities` whatever it feeds.
+# (`cudaArch ? "86"` is judged by the flag it feeds, whose advice is more precise.)
+_CAPABILITY_FORMAL = re.compile(r"^(?:cuda|gpu)(?:Compute)?Capabilities$")
+
+
+def _check_capabilities_formal(formal: Node, ctx: Context) -> None:
+    name = formal.child_by_field_name("name")
+    default = formal.child_by_field_name("default")
+    if name is None or default is None or not _CAPABILITY_FORMAL.match(text(name)):
+        return
+    found = _hand_written(default, ctx, 0)
+    if found is not None:
+        _report_once(found[0], f"`{text(name)} ? ...` hand-writes architectures: use `cudaPackages.flags.cudaCapabilities`", ctx)
+
+
 def _advice(variable: str) -> str:
     if variable == "TORCH_CUDA_ARCH_LIST":
         return "use `cudaPackages.flags.cudaCapabilities` (or `torch.cudaCapabilities`)"
@@ -303,12 +323,17 @@ def _report_named_literal(expression: Node, variable: str, ctx: Context) -> None
     if found is None:
         return
     literal, name = found
+    what = f"`{name}`" if name else "this list"
+    _report_once(literal, f"{what} hand-writes `{variable}` architectures: {_advice(variable)}", ctx)
+
+
+def _report_once(literal: Node, message: str, ctx: Context) -> None:
+    """A literal reaches several flags (or a flag and its formal): one finding, where it is written."""
     reported = ctx.semantic.__dict__.setdefault("_cuda305_reported", set())
     if (literal.start_byte, literal.end_byte) in reported:
         return
     reported.add((literal.start_byte, literal.end_byte))
-    what = f"`{name}`" if name else "this list"
-    ctx.report(literal, f"{what} hand-writes `{variable}` architectures: {_advice(variable)}")
+    ctx.report(literal, message)
 
 
 def _hand_written(node: Node | None, ctx: Context, depth: int) -> tuple[Node, str | None] | None:
