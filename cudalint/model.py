@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import tree_sitter
 
     from cudalint.context import Context
+    from cudalint.sizes import Download
 
 # docs/rules.md is generated from the rule modules (python -m cudalint.ruledocs --write-reference).
 DOCS_URL = "https://github.com/cudalint/cudalint/blob/main/docs/rules.md#{anchor}"
@@ -53,6 +54,8 @@ class Fix:
     applicability: Applicability
     edits: tuple[Edit, ...]
     isolation: str | None = None
+    # what the fix changes in NVIDIA archive downloads (cudalint/sizes.py), for reports' totals
+    download: Download | None = None
 
     @property
     def span(self) -> tuple[int, int]:

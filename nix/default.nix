@@ -25,6 +25,7 @@ let
   deprecations = import ./deprecations.nix;
   scope = import ./scope.nix;
   splitRedist = import ./split-redist.nix;
+  toolkitJoin = import ./toolkit.nix;
 
   eraIds = map (era: era.id) eraFile.eras;
   genericBuilderEras = [ "symlink-farm" "multi-output" ];
@@ -160,4 +161,5 @@ in
   members = scopeMembers;
   libraries = roles.libraries;
   outputNames = allOutputNames;
+  inherit toolkitJoin;
 }

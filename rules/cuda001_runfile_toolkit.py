@@ -64,7 +64,7 @@ import weakref
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
+from cudalint import catalog, edits, sizes
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, Rule, Severity
 from cudalint.semantic import CudaRef, InputSite
@@ -300,7 +300,8 @@ def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list
             replacement = edits.replace(ref.node, (ctx.source.newline + indent).join(missing))
         else:
             replacement = edits.replace(ref.node, " ".join(missing))
-    return _with_formal_cleanup(ref, ctx, title, replacement, extra)
+    fix = _with_formal_cleanup(ref, ctx, title, replacement, extra)
+    return sizes.with_download(fix, sizes.toolkit_download(ctx.reference, ctx.target, packages))
 
 
 def _with_formal_cleanup(ref: CudaRef, ctx: Context, title: str, replacement: Edit, formal_additions: list[Edit]) -> Fix:

@@ -61,7 +61,7 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
+from cudalint import catalog, edits, sizes
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, Rule, Severity
 from cudalint.semantic import Call, CudaRef, InputSite
@@ -172,7 +172,8 @@ def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:
     changes = edits.move_element(ctx.source, ctx.semantic, site, "buildInputs")
     if not changes:
         return None
-    return Fix(f"Move the static output of `{ref.package}` to `buildInputs`", Applicability.UNSAFE, tuple(changes))
+    note = sizes.static_note(ctx.reference, ctx.target, ref.package)
+    return Fix(f"Move the static output of `{ref.package}` to `buildInputs`{note}", Applicability.UNSAFE, tuple(changes))
 
 
 def _build_only(ctx: Context, call: Call) -> bool:

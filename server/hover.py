@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from tree_sitter import Node
 
-from cudalint import catalog
+from cudalint import catalog, sizes
 from cudalint.files import format_size
 from cudalint.model import Diagnostic
 from cudalint.registry import known_codes, rule_by_code
@@ -62,7 +62,8 @@ def hover(server: CudalintServer, params: types.HoverParams) -> types.Hover | No
 
 def rule_markdown(diagnostic: Diagnostic) -> str:
     rule = rule_by_code(diagnostic.code)
-    return f"**{rule.code}** `{rule.name}`: {rule.summary}\n\n{rule.docs}\n\n[Documentation]({rule.url})"
+    figures = "".join(f"\n\nDownload, {fix.title}" for fix in diagnostic.fixes if fix.download is not None)
+    return f"**{rule.code}** `{rule.name}`: {rule.summary}{figures}\n\n{rule.docs}\n\n[Documentation]({rule.url})"
 
 
 def package_at(semantic: Semantic, root: Node, offset: int) -> tuple[str, tuple[int, int]] | None:
@@ -121,6 +122,7 @@ def package_markdown(name: str, settings: LintSettings) -> str | None:
     else:
         elsewhere = ", ".join(info.available_in) or "none"
         lines += ["", f"Not in the target's CUDA releases (present in CUDA {elsewhere})."]
+    lines += sizes.hover_lines(reference.load(), name, target)
     deprecation = info.deprecation
     if deprecation is not None:
         advice = f" Use `{deprecation.replacement}` instead." if deprecation.replacement else ""

@@ -18,7 +18,16 @@ from cudalint.reporters.statistics import write_statistics
 from cudalint.reporters.text import expand_line
 from cudalint.source import SourceFile
 
+from cudalint import reference, sizes
 from samples import SETTINGS, TOOLKIT, checked
+
+# The toolkit fix's title and the summary's size note, as cudalint/sizes.py words them (the
+# figures themselves are checked against the reference set in test_sizes.py).
+NVCC_DOWNLOAD = sizes.toolkit_download(reference.load(), reference.target(None), ["cuda_nvcc"])
+NVCC_FIX = f"Replace the runfile toolkit with `cuda_nvcc`: {NVCC_DOWNLOAD.describe()}"
+ONE_TOOLKIT = sizes.total([[Diagnostic("CUDA001", "m", 0, 1, Severity.WARNING, (Fix("f", Applicability.UNSAFE, (Edit(0, 1, ""),), download=NVCC_DOWNLOAD),))]])
+assert ONE_TOOLKIT is not None
+SIZE_NOTE = ONE_TOOLKIT.describe()
 
 
 # CUDA901 (safe fix) on line 3 and CUDA001 (unsafe fix) on line 5.
@@ -83,22 +92,22 @@ def test_text_header_source_line_and_caret() -> None:
 
 def test_text_unsafe_fix_is_hidden_without_unsafe_fixes() -> None:
     output = render("text", [checked("a.nix", TOOLKIT)])
-    assert "  = help: Replace the runfile toolkit with `cuda_nvcc` (unsafe fix, hidden: enable with --unsafe-fixes)" in output
-    assert output.endswith("Found 1 finding (1 fixable with --unsafe-fixes).\n")
+    assert f"  = help: {NVCC_FIX} (unsafe fix, hidden: enable with --unsafe-fixes)" in output
+    assert output.endswith(f"Found 1 finding (1 fixable with --unsafe-fixes; {SIZE_NOTE}).\n")
 
 
 def test_text_unsafe_fix_is_shown_with_unsafe_fixes() -> None:
     output = render("text", [checked("a.nix", TOOLKIT)], ReportOptions(color=False, unsafe_fixes=True))
-    assert "  = help: Replace the runfile toolkit with `cuda_nvcc` (unsafe)\n" in output
+    assert f"  = help: {NVCC_FIX} (unsafe)\n" in output
     assert "a.nix:4:25: CUDA001 [warning]" in output
-    assert output.endswith("Found 1 finding (1 fixable with --fix).\n")
+    assert output.endswith(f"Found 1 finding (1 fixable with --fix; {SIZE_NOTE}).\n")
 
 
 def test_text_safe_and_unsafe_fixes_counted_in_summary() -> None:
     output = render("text", [checked("a.nix", SUPPRESSION)])
     assert "a.nix:3:3: CUDA901 [warning] suppression comment matched no finding of CUDA001; remove it\n" in output
     assert "  = help: Remove the unused suppression comment\n" in output
-    assert output.endswith("Found 2 findings (1 fixable with --fix; 1 more with --unsafe-fixes).\n")
+    assert output.endswith(f"Found 2 findings (1 fixable with --fix; 1 more with --unsafe-fixes; {SIZE_NOTE}).\n")
 
 
 def test_text_show_fixes_false_omits_help() -> None:
@@ -229,13 +238,13 @@ def test_text_file_errors_and_internal_errors() -> None:
     assert "ok.nix: internal error: internal error in CUDA123: boom\n    Traceback...\n" in output
     assert output.endswith("No findings; 1 file could not be checked; 1 internal error.\n")
     output = render("text", [checked("a.nix", TOOLKIT), results[0]])
-    assert output.endswith("Found 1 finding (1 fixable with --unsafe-fixes); 1 file could not be checked.\n")
+    assert output.endswith(f"Found 1 finding (1 fixable with --unsafe-fixes; {SIZE_NOTE}); 1 file could not be checked.\n")
 
 
 def test_text_summary_counts_applied_fixes() -> None:
     result = checked("a.nix", TOOLKIT)
     result.fixed = 2
-    assert render("text", [result]).endswith("Found 3 findings (2 fixed, 1 remaining; 1 fixable with --unsafe-fixes).\n")
+    assert render("text", [result]).endswith(f"Found 3 findings (2 fixed, 1 remaining; 1 fixable with --unsafe-fixes; {SIZE_NOTE}).\n")
     clean = checked("b.nix", "1\n")
     clean.fixed = 1
     assert render("text", [clean]).endswith("Found 1 finding (1 fixed, 0 remaining).\n")
@@ -265,7 +274,7 @@ def test_json_shape_matches_ruff() -> None:
             "context": data[0]["context"],
             "fix": {
                 "applicability": "unsafe",
-                "message": "Replace the runfile toolkit with `cuda_nvcc`",
+                "message": NVCC_FIX,
                 "edits": data[0]["fix"]["edits"],
             },
             "url": "https://github.com/cudalint/cudalint/blob/main/docs/rules.md#cuda001-runfile-toolkit",
@@ -371,7 +380,11 @@ def test_statistics() -> None:
     write_statistics(results, out)
     lines = out.getvalue().splitlines()
     assert lines[0] == "2  CUDA001  [-] runfile-toolkit"
-    assert lines[1:] == ["1  CUDA900  [ ] syntax-error", "1  CUDA901  [*] unused-suppression"]
+    assert lines[1:3] == ["1  CUDA900  [ ] syntax-error", "1  CUDA901  [*] unused-suppression"]
+    # two files, one toolkit each: the total counts each file's toolkit once
+    total = sizes.total([[d for d in r.diagnostics] for r in results if r.source is not None])
+    assert total is not None and total.before == 2 * NVCC_DOWNLOAD.before and total.after == 2 * NVCC_DOWNLOAD.after
+    assert lines[3:] == [total.describe()[:1].upper() + total.describe()[1:] + "."]
 
 
 def test_statistics_empty() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TextIO
 
+from cudalint import sizes
 from cudalint.model import Applicability
 from cudalint.reporters import fix_status, rule_of
 from cudalint.results import FileResult
@@ -50,3 +51,7 @@ def write_statistics(results: list[FileResult], out: TextIO) -> None:
     code_width = max(len(code) for _, code, _, _ in rows)
     for count, code, name, marker in rows:
         out.write(f"{count:>{count_width}}  {code:<{code_width}}  {marker} {name}".rstrip() + "\n")
+    download = sizes.report_total(results)
+    if download is not None:
+        text = download.describe()
+        out.write(text[:1].upper() + text[1:] + ".\n")

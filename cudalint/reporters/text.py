@@ -13,6 +13,7 @@ from __future__ import annotations
 import unicodedata
 from typing import TextIO
 
+from cudalint import sizes
 from cudalint.model import Applicability, Diagnostic, Severity
 from cudalint.reporters import ReportOptions, fix_status, targets
 from cudalint.results import FileResult
@@ -178,6 +179,9 @@ def summary(results: list[FileResult], options: ReportOptions) -> str:
         notes.append(f"{applicable} fixable with --fix")
     if unsafe and not options.unsafe_fixes:
         notes.append(f"{unsafe} {'more' if applicable else 'fixable'} with --unsafe-fixes")
+    download = sizes.report_total(results)
+    if download is not None:
+        notes.append(download.describe())
     tail = []
     if failed:
         tail.append(f"{_plural(failed, 'file')} could not be checked")
