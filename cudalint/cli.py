@@ -113,6 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--statistics", action="store_true", help="print counts per rule instead of the findings")
     output.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour the output (auto: when standard output is a terminal and NO_COLOR is unset)")
     output.add_argument("-q", "--quiet", action="store_true", help="print the findings and errors only: no summary, warnings or progress")
+    output.add_argument(
+        "--new-from-rev",
+        metavar="REV",
+        help="report and fix only findings on lines added or changed since the git revision REV (working tree included; "
+        "untracked files count as new); `REV...` compares with the merge base of REV and HEAD",
+    )
     output.add_argument("--baseline", metavar="FILE", help="do not report findings recorded in this baseline file")
     output.add_argument("--write-baseline", metavar="FILE", help="record the current findings in a baseline file and exit")
     behaviour = check.add_argument_group("exit status and performance")
@@ -300,6 +306,7 @@ def _check(args: argparse.Namespace) -> int:
 
     resolver = Resolver(_overrides(args))
     cwd = resolver.cwd
+    changes = _changes(args, paths, cwd)
     walker = Walker(exclude=resolver.excluded, respect_gitignore=not args.no_respect_gitignore, listings=resolver.listings)
     early: list[tuple[str, Processed]] = []  # problems with paths the user named
     directories: list[str] = []
@@ -352,13 +359,15 @@ def _check(args: argparse.Namespace) -> int:
         for directory in [None, *directories]:
             for found in walker.fresh() if directory is None else walker.walking(directory):
                 count += 1
-                yield runner.Task(found.path, found_display(found.path), settings_index(found.path), found.explicit)
+                new = changes.for_path(found.path) if changes is not None else None
+                yield runner.Task(found.path, found_display(found.path), settings_index(found.path), found.explicit, new=new)
         if "-" in paths:
             stdin_name = args.stdin_filename
             stdin_path = os.path.abspath(stdin_name) if stdin_name else os.path.join(cwd, "-")
             data = sys.stdin.buffer.read()
             display = display_path(stdin_path, cwd) if stdin_name else "-"
-            stdin_task = runner.Task(None, display, settings_index(stdin_path), True, data)
+            new = changes.for_path(stdin_path) if changes is not None else None
+            stdin_task = runner.Task(None, display, settings_index(stdin_path), True, data, new=new)
             count += 1
             yield stdin_task
         progress.total = count
@@ -485,6 +494,25 @@ def _note_old_targets(results: list[FileResult], stderr: TextIO) -> None:
     for note in dict.fromkeys(before_modelled(t.nixpkgs) for t in distinct_targets(results)):
         if note:
             stderr.write(f"{PROG}: note: {note}\n")
+
+
+def _changes(args: argparse.Namespace, paths: list[str], cwd: str):
+    """With --new-from-rev, the new lines of the repository holding the first path (or the
+    working directory)."""
+    if args.new_from_rev is None:
+        return None
+    from cudalint.newcode import NewCodeError, changes_since
+
+    if "-" in paths and not args.stdin_filename:
+        raise UsageError("--new-from-rev with standard input needs --stdin-filename (the file whose new lines count)")
+    named = next((p for p in paths if p != "-"), args.stdin_filename or cwd)
+    directory = os.path.abspath(named)
+    while not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    try:
+        return changes_since(args.new_from_rev, directory)
+    except NewCodeError as error:
+        raise UsageError(str(error)) from None
 
 
 def _isatty(stream: TextIO) -> bool:

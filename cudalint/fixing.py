@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from cudalint.engine import LintResult, lint
 from cudalint.model import Applicability, Diagnostic, Edit, Fix
+from cudalint.newcode import Scope
 from cudalint.settings import LintSettings
 from cudalint.source import SourceFile
 
@@ -90,22 +91,29 @@ class FixOutcome:
     passes: int = 0
     dropped: list[tuple[str, str]] = field(default_factory=list)  # fixes that broke parsing
     out_of_time: bool = False  # the time budget ended the loop with fixes left to apply
+    scope: Scope | None = None  # `--new-from-rev`: the new regions of `text`
 
     @property
     def changed(self) -> bool:
         return self.text != self.original
 
 
-def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, first: LintResult | None = None) -> FixOutcome:
+def fix_file(
+    source: SourceFile, settings: LintSettings, unsafe: bool = False, first: LintResult | None = None, scope: Scope | None = None
+) -> FixOutcome:
+    """Apply fixes until none is left; with a `scope` (`--new-from-rev`), only fixes of findings
+    in it, the scope following the edits (`outcome.scope` is that of the final text)."""
     result = first if first is not None else lint(source, settings)
     baseline_errors = result.syntax_errors
-    outcome = FixOutcome(source.text, source.text, result)
+    outcome = FixOutcome(source.text, source.text, result, scope=scope)
     rejected: set[tuple[str, int, int, str]] = set()
     # every pass re-lints the file: the loop as a whole keeps to the time budget of one lint
     deadline = time.monotonic() + settings.time_budget
     for _ in range(MAX_PASSES):
         current = outcome.result.source
         pending = [d for d in outcome.result.diagnostics if (d.code, d.start, d.end, d.message) not in rejected]
+        if outcome.scope is not None:
+            pending = outcome.scope.select(pending)
         chosen = select_fixes(pending, unsafe)
         if not chosen:
             break
@@ -113,7 +121,8 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
             outcome.out_of_time = True
             break
         outcome.passes += 1
-        candidate = _relint(current, [e for _, fix in chosen for e in fix.edits], settings)
+        applied = [e for _, fix in chosen for e in fix.edits]
+        candidate = _relint(current, applied, settings)
         if candidate.syntax_errors <= baseline_errors:
             outcome.applied.extend((d.code, f.title) for d, f in chosen)
         else:
@@ -126,7 +135,7 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
                     break
                 trial = _relint(current, list(fix.edits), settings)
                 if trial.syntax_errors <= baseline_errors:
-                    candidate = trial
+                    candidate, applied = trial, list(fix.edits)
                     outcome.applied.append((diagnostic.code, fix.title))
                     break
                 outcome.dropped.append((diagnostic.code, fix.title))
@@ -135,6 +144,8 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
                 continue
         outcome.text = candidate.source.text
         outcome.result = candidate
+        if outcome.scope is not None:
+            outcome.scope = outcome.scope.moved(applied)
         rejected = set()
     return outcome
 

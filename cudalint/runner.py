@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from cudalint import files
 from cudalint.config import FileSettings
+from cudalint.newcode import NewLines, Scope
 from cudalint.results import FileResult, ReportedTarget
 from cudalint.source import SourceFile
 
@@ -41,6 +42,7 @@ class Task:
     settings: int  # index into the settings table given to the workers
     explicit: bool
     text: bytes | None = None  # stdin's bytes
+    new: NewLines | None = None  # `--new-from-rev`: report and fix only findings on these lines
 
 
 @dataclass
@@ -97,34 +99,38 @@ def keep_style(original: str, fixed: str) -> str:
 
 
 def process_source(
-    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None
+    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None, new: NewLines | None = None
 ) -> Processed:
     """Lint one decoded file; with FIX write the fixes to `write_path` (or return them as
-    `output` when it is None: stdin); with DIFF return them as a diff."""
+    `output` when it is None: stdin); with DIFF return them as a diff. With `new`, only the
+    findings on those lines are reported and fixed."""
     from cudalint import engine
 
     processed = Processed(None)
-    if not engine.may_find(read.raw, settings.lint.enabled):
+    if (new is not None and new.none) or not engine.may_find(read.raw, settings.lint.enabled):
         # the prefilter: nothing to find, so nothing to parse, fix or send back but the name
         processed.result = FileResult(display, None)
         if mode == FIX and write_path is None:
             processed.output = read.raw
         return processed
     settings, target = file_target(read.text, display, settings, os.path.dirname(write_path) if write_path else None)
-    processed = _process_parsed(display, read, settings, mode, write_path)
+    processed = _process_parsed(display, read, settings, mode, write_path, new)
     if processed.result is not None:
         processed.result.target = target
     return processed
 
 
 def _process_parsed(
-    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None
+    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None, new: NewLines | None
 ) -> Processed:
     from cudalint import engine, fixing
 
     processed = Processed(None)
     source = SourceFile(display, read.text)
     first = engine.lint(source, settings.lint)
+    scope = Scope.of_lines(source, new.lines) if new is not None else None
+    if scope is not None:
+        first.diagnostics = scope.select(first.diagnostics)
     processed.notices.extend(first.notes)
     if first.internal_errors:
         processed.failed = True
@@ -142,7 +148,7 @@ def _process_parsed(
         if fixing.select_fixes(first.diagnostics, settings.unsafe_fixes):
             processed.notices.append("not fixed: the file has syntax errors; fix them first (cudalint never rewrites code it cannot parse)")
         return unchanged()
-    outcome = fixing.fix_file(source, settings.lint, settings.unsafe_fixes, first=first)
+    outcome = fixing.fix_file(source, settings.lint, settings.unsafe_fixes, first=first, scope=scope)
     for code, title in outcome.dropped:
         processed.notices.append(f"a fix of {code} ({title}) was not applied: it would have broken the syntax")
     if outcome.out_of_time:
@@ -155,6 +161,11 @@ def _process_parsed(
     text = keep_style(read.text, outcome.text)
     # the findings (and syntax check) of exactly the text to be written
     final = outcome.result if text == outcome.result.source.text else engine.lint(SourceFile(display, text), settings.lint, prefilter=False)
+    if outcome.scope is not None:
+        scope = outcome.scope
+        if text != outcome.text:  # keep_style changed line endings: the same lines, other offsets
+            scope = Scope.of_lines(final.source, scope.line_numbers(SourceFile(display, outcome.text)))
+        final.diagnostics = scope.select(final.diagnostics)
     internal = list(dict.fromkeys(first.internal_errors + final.internal_errors))
     if final.syntax_errors > first.syntax_errors:
         # fix_file guarantees this cannot happen; never write if it does.
@@ -225,7 +236,7 @@ def process_task(task: Task, settings: FileSettings, mode: str) -> Processed:
             read = files.read_source(task.path, settings.max_file_size)
         if isinstance(read, files.ReadProblem):
             return read_problem(task.display, read, task.explicit)
-        return process_source(task.display, read, settings, mode, task.path)
+        return process_source(task.display, read, settings, mode, task.path, task.new)
     except Exception:
         return Processed(
             FileResult(task.display, None, error=f"internal error: {traceback.format_exc(limit=-4).strip()}"),

@@ -371,8 +371,8 @@ def test_fix_never_writes_text_that_gained_syntax_errors(tmp_path, monkeypatch, 
     a = write(tmp_path / "a.nix", SAFE)
     real_fix_file = fixing.fix_file
 
-    def breaking_fix_file(source, settings, unsafe=False, first=None):
-        outcome = real_fix_file(source, settings, unsafe, first)
+    def breaking_fix_file(source, settings, unsafe=False, first=None, scope=None):
+        outcome = real_fix_file(source, settings, unsafe, first, scope)
         outcome.text = outcome.text + "[ unclosed\n"
         return outcome
 
