@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 PROG = "cudalint"
 COMMANDS = ("check", "rules", "rule", "server")
-OUTPUT_FORMATS = ("text", "json", "sarif", "github")
+OUTPUT_FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
 FORMAT_ENV = "CUDALINT_OUTPUT_FORMAT"
 
 

@@ -58,7 +58,7 @@ def render(name: str, results: list[FileResult], options: ReportOptions = PLAIN)
 
 
 def test_every_format_has_a_reporter() -> None:
-    assert set(FORMATS) == {"text", "json", "sarif", "github"}
+    assert set(FORMATS) == {"text", "json", "sarif", "github", "rdjson", "markdown"}
     for name in FORMATS:
         assert callable(get_reporter(name))
 

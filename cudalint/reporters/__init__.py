@@ -1,5 +1,6 @@
 """Output formats for `cudalint check`: text (ruff/rustc style), json (ruff's shape), sarif
-(SARIF 2.1.0) and github (workflow commands), plus `--statistics`.
+(SARIF 2.1.0), github (workflow commands), rdjson (reviewdog, fixes as suggestions) and
+markdown (a review summary), plus `--statistics`.
 
 A reporter is a callable `(results, out, options) -> None`; `get_reporter(name)` returns one.
 Reporters print findings only: per-file errors appear where a format has room for them (text,
@@ -33,6 +34,8 @@ _MODULES = {
     "json": "cudalint.reporters.json_format",
     "sarif": "cudalint.reporters.sarif",
     "github": "cudalint.reporters.github",
+    "rdjson": "cudalint.reporters.rdjson",
+    "markdown": "cudalint.reporters.markdown",
 }
 FORMATS: tuple[str, ...] = tuple(_MODULES)
 
