@@ -1,0 +1,76 @@
+"""Download figures (cudalint/sizes.py) against sums done here by hand from the reference set."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from cudalint import reference, sizes
+from cudalint.engine import lint
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+DATA = json.loads(resources.files("cudalint").joinpath("data/reference.json").read_text(encoding="utf-8"))
+# What nixpkgs' pkgs/development/cuda-modules/packages/cudatoolkit.nix joins (split-redist era),
+# written out here rather than read from nix/toolkit.nix.
+SPLIT_REDIST_JOIN = [
+    "cuda_cuobjdump", "cuda_gdb", "cuda_nvcc", "cuda_nvdisasm", "cuda_nvprune", "cuda_cccl", "cuda_cudart", "cuda_cupti",
+    "cuda_cuxxfilt", "cuda_nvml_dev", "cuda_nvrtc", "cuda_nvtx", "cuda_profiler_api", "cuda_sanitizer_api",
+    "libcublas", "libcufft", "libcurand", "libcusolver", "libcusparse", "libnpp",
+]  # fmt: skip
+PACKAGE = """\
+{ stdenv, cudatoolkit }:
+stdenv.mkDerivation {
+  pname = "gemm";
+  version = "1";
+  buildInputs = [ cudatoolkit ];
+  NIX_LDFLAGS = "-lcublas";
+}
+"""
+
+
+def archive(release: str, name: str) -> int:
+    return DATA["releases"][release]["packages"][name]["size"]
+
+
+def test_the_issue_example_by_hand() -> None:
+    """cudart + cccl + cublas for 12.9 on unstable, and what the toolkit joins there."""
+    target = reference.target("unstable", ("12.9",))
+    after = archive("12.9", "cuda_cudart") + archive("12.9", "cuda_cccl") + archive("12.9", "libcublas")
+    before = sum(archive("12.9", name) for name in SPLIT_REDIST_JOIN)
+    download = sizes.toolkit_download(reference.load(), target, ["cuda_cudart", "cuda_cccl", "libcublas"])
+    assert (download.before, download.after, download.joined) == (before, after, 20)
+    assert sizes.format_bytes(after) == "0.94 GB"
+    assert download.describe() == f"{sizes.format_bytes(before)} -> 0.94 GB to download, by NVIDIA archive size (`cudatoolkit` joins 20 redistributables for CUDA 12.9)"
+
+
+def test_cuda_13_joins_cuda_crt_and_the_newest_release_counts() -> None:
+    target = reference.target("unstable", ("12.9", "13.0"))
+    download = sizes.toolkit_download(reference.load(), target, ["cuda_nvcc"])
+    assert download.release == "13.0" and download.joined == 21
+    assert download.before == sum(archive("13.0", name) for name in [*SPLIT_REDIST_JOIN, "cuda_crt"])
+
+
+def test_runfile_eras_have_no_before() -> None:
+    download = sizes.toolkit_download(reference.load(), reference.target("24.05"), ["cuda_nvcc"])
+    assert download.before is None and download.after == archive("12.2", "cuda_nvcc")
+    assert "runfile installer (size unknown)" in download.describe()
+
+
+def test_the_inferred_fix_states_its_figure_and_the_totals_add_up() -> None:
+    settings = LintSettings(enabled=frozenset({"CUDA001"}), nixpkgs="unstable", cuda=("12.9",))
+    (finding,) = lint(SourceFile("a.nix", PACKAGE), settings).diagnostics
+    minimal, inferred = finding.fixes
+    assert inferred.download is not None and inferred.download.after == archive("12.9", "cuda_cudart") + archive("12.9", "cuda_cccl") + archive("12.9", "libcublas")
+    assert inferred.title.endswith(inferred.download.describe()) and "0.94 GB" in inferred.title
+    # two files with the same finding: each downloads the toolkit once; totals use the primary fix
+    total = sizes.total([[finding], [finding, finding]])
+    assert total is not None and total.findings == 3
+    assert total.before == 2 * sum(archive("12.9", name) for name in SPLIT_REDIST_JOIN)
+    assert total.after == 2 * (archive("12.9", "cuda_cudart") + archive("12.9", "cuda_cccl"))
+
+
+def test_hover_names_what_the_toolkit_joins() -> None:
+    lines = sizes.hover_lines(reference.load(), "cudatoolkit", reference.target("unstable", ("12.9",)))
+    assert "Joins 20 redistributables for CUDA 12.9" in lines[-1] and "not a Nix closure size" in lines[-1]
+    assert sizes.hover_lines(reference.load(), "libcublas", reference.target("unstable")) == []
