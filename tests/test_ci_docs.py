@@ -43,3 +43,27 @@ def test_install_commands_work_without_pypi() -> None:
     for line in DOC.splitlines():
         if re.search(r"pipx? install cudalint\b", line):
             assert "once" in line.lower(), line
+
+
+@pytest.mark.parametrize("block", YAML_BLOCKS, ids=lambda b: b.splitlines()[0][:40])
+def test_yaml_examples_parse(block: str) -> None:
+    # Workflow fragments (steps only) are indented list items: dedent them to parse alone.
+    lines = block.splitlines()
+    indent = min(len(line) - len(line.lstrip()) for line in lines if line.strip())
+    assert yaml.safe_load("\n".join(line[indent:] for line in lines)) is not None
+
+
+@pytest.mark.parametrize("command", cudalint_commands())
+def test_commands_are_accepted_by_the_cli(command: str) -> None:
+    arguments = shlex.split(command)[1:]
+    parser = build_parser()
+    try:
+        parser.parse_args(with_default_command(arguments))
+    except SystemExit as error:  # argparse's way of rejecting
+        pytest.fail(f"`{command}` is rejected by cudalint's parser (exit {error.code})")
+
+
+def test_precommit_hook_ids_exist() -> None:
+    declared = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    named = set(re.findall(r"- id: (\S+)", DOC))
+    assert named and named <= declared
