@@ -62,7 +62,7 @@ def hover(server: CudalintServer, params: types.HoverParams) -> types.Hover | No
 
 def rule_markdown(diagnostic: Diagnostic) -> str:
     rule = rule_by_code(diagnostic.code)
-    figures = "".join(f"\n\nDownload, {fix.title}" for fix in diagnostic.fixes if fix.download is not None)
+    figures = "".join(f"\n\n**Fix:** {fix.title}" for fix in diagnostic.fixes if fix.download is not None)
     return f"**{rule.code}** `{rule.name}`: {rule.summary}{figures}\n\n{rule.docs}\n\n[Documentation]({rule.url})"
 
 

@@ -7,7 +7,7 @@ import asyncio
 from lsprotocol import types
 from lsp_editor import PATIENCE
 
-from cudalint import reference
+from cudalint import reference, sizes
 from cudalint.registry import rule_by_code
 from cudalint.settings import LintSettings
 
@@ -57,6 +57,10 @@ async def test_hover_on_a_finding_shows_the_rule_docs(client, tmp_path):
     rule = rule_by_code("CUDA001")
     assert shown.contents.kind == types.MarkupKind.Markdown
     assert rule.summary in shown.contents.value and rule.url in shown.contents.value
+    # what the fix saves and what the toolkit joins, in NVIDIA archive sizes
+    target = reference.target(LintSettings().nixpkgs)
+    assert "**Fix:** Replace the runfile toolkit with `cuda_nvcc`: " in shown.contents.value
+    assert sizes.hover_lines(reference.load(), "cudatoolkit", target)[-1] in shown.contents.value
 
 
 async def test_the_target_is_stated_once_per_document_in_the_hover_not_in_messages(client, tmp_path):
