@@ -128,6 +128,14 @@ def static_note(reference: ReferenceSet, target: Target, package: str) -> str:
     return f" (its static libraries come from the {format_bytes(size)} `{package}` archive for CUDA {release}, {BASIS})"
 
 
+def archives_note(reference: ReferenceSet, target: Target, packages: Iterable[str]) -> str:
+    """` (1.41 GB of NVIDIA archives)`: what a whole-package join downloads, for the target's
+    newest CUDA release (a message never names the target: the reporters state it once)."""
+    release = newest_release(target)
+    size = sum(archive_size(reference, p, target, release) for p in packages)
+    return f" ({format_bytes(size)} of NVIDIA archives)" if size else ""
+
+
 # ----- totals over the findings a report shows --------------------------------------------------
 
 

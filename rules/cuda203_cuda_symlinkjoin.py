@@ -55,7 +55,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from cudalint import catalog
+from cudalint import catalog, sizes
 from cudalint.context import Context
 from cudalint.model import Applicability, Rule, Severity
 from cudalint.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
@@ -104,7 +104,8 @@ def check(node: Node, ctx: Context) -> None:
         return
     function, _ = flatten_apply(call.node)
     named = ", ".join(f"`{p}`" for p in packages[:3]) + (", ..." if len(packages) > 3 else "")
-    closure = ", and joining whole packages drags every output (static libraries included) into the closure" if whole else ""
+    archives = sizes.archives_note(ctx.reference, ctx.target, packages)
+    closure = f", and joining whole packages drags every output (static libraries included) into the closure{archives}" if whole else ""
     ctx.report(
         function,
         f"`{call.name}` merges CUDA packages ({named}) into one tree: the join loses their setup hooks and "

@@ -74,3 +74,11 @@ def test_hover_names_what_the_toolkit_joins() -> None:
     lines = sizes.hover_lines(reference.load(), "cudatoolkit", reference.target("unstable", ("12.9",)))
     assert "Joins 20 redistributables for CUDA 12.9" in lines[-1] and "not a Nix closure size" in lines[-1]
     assert sizes.hover_lines(reference.load(), "libcublas", reference.target("unstable")) == []
+
+
+def test_a_whole_package_join_states_its_archives() -> None:
+    text = "{ symlinkJoin, cudaPackages }:\nsymlinkJoin {\n  name = \"cuda\";\n  paths = with cudaPackages; [ cuda_nvcc libcublas ];\n}\n"
+    settings = LintSettings(enabled=frozenset({"CUDA203"}), nixpkgs="unstable", cuda=("12.9",))
+    (finding,) = lint(SourceFile("a.nix", text), settings).diagnostics
+    expected = sizes.format_bytes(archive("12.9", "cuda_nvcc") + archive("12.9", "libcublas"))
+    assert f"into the closure ({expected} of NVIDIA archives);" in finding.message
