@@ -29,11 +29,27 @@ class Severity(enum.Enum):
 
 
 class Applicability(enum.Enum):
-    """Fix safety: `safe` fixes keep the meaning; `unsafe` ones change the closure or build."""
+    """Fix safety: `safe` fixes keep the meaning; `unsafe` ones change the closure or build.
 
+    Listed from least to most risky (`risk`)."""
+
+    NONE = "none"
     SAFE = "safe"
     UNSAFE = "unsafe"
-    NONE = "none"
+
+    @property
+    def risk(self) -> int:
+        return list(Applicability).index(self)
+
+
+class FixAvailability(enum.Enum):
+    """Whether a rule's findings come with a fix (ruff's fix availability), apart from how risky
+    those fixes are (`Rule.fix`): `always` every finding has one, `sometimes` some have, `never`
+    none has."""
+
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+    NEVER = "never"
 
 
 @dataclass(frozen=True, order=True)
@@ -96,17 +112,25 @@ class Rule:
 
     `node_types` dispatch the check during the single tree walk; `patterns` are byte strings of
     which at least one must occur in a file for the rule to possibly fire (a cheap prefilter).
+    `fix` is the riskiest applicability any fix of the rule may have (alternatives included) and
+    `availability` whether its findings have fixes at all; tests/test_rule_fixtures.py holds
+    every rule to both over the fixtures and the docs' examples.
     """
 
     code: str
     name: str
     severity: Severity
     fix: Applicability
+    availability: FixAvailability
     summary: str
     node_types: tuple[str, ...] = ()
     patterns: tuple[bytes, ...] = ()
     docs: str = ""
     check: Check | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if (self.availability is FixAvailability.NEVER) != (self.fix is Applicability.NONE):
+            raise ValueError(f"{self.code}: a rule that never fixes declares `fix=Applicability.NONE`, and only such a rule")
 
     def __call__(self, check: Check) -> Check:
         """Used as a decorator on the rule's check function."""

@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from cudalint.model import Applicability, Rule
+from cudalint.model import Applicability, FixAvailability, Rule
 from cudalint.registry import all_rules
 
 START_MARKER = "<!-- rules:start -->"
@@ -32,11 +32,20 @@ CYAN = "\x1b[36m"
 
 _SEVERITY_COLOR = {"error": RED, "warning": YELLOW, "info": CYAN}
 
+# How risky a rule's riskiest fix is, and where it applies.
 FIX_TEXT = {
-    Applicability.SAFE: "safe fix available (applied by --fix)",
-    Applicability.UNSAFE: "unsafe fix available (applied by --fix --unsafe-fixes)",
-    Applicability.NONE: "no automatic fix",
+    Applicability.SAFE: "safe (applied by --fix)",
+    Applicability.UNSAFE: "up to unsafe (unsafe ones applied by --fix --unsafe-fixes)",
 }
+
+
+def fix_text(rule: Rule, long: bool = True) -> str:
+    """`sometimes available, up to unsafe (...)`: the rule's fix availability and riskiest fix
+    (like ruff's "Fix is sometimes available"); `long=False` leaves out where fixes apply."""
+    if rule.availability is FixAvailability.NEVER:
+        return "no automatic fix"
+    risk = FIX_TEXT[rule.fix] if long else FIX_TEXT[rule.fix].split(" (")[0]
+    return f"fix {rule.availability.value} available, {risk}"
 
 
 def _paint(color: bool, text: str, *styles: str) -> str:
@@ -86,7 +95,7 @@ def render_rule(rule: Rule, color: bool) -> str:
         _inline(rule.summary, color),
         "",
         f"Severity: {_paint(color, severity, _SEVERITY_COLOR.get(severity, ''))}",
-        f"Fix:      {FIX_TEXT[rule.fix]}",
+        f"Fix:      {fix_text(rule)}",
         f"Docs:     {rule.url}",
     ]
     docs = rule.docs.strip()
@@ -97,21 +106,22 @@ def render_rule(rule: Rule, color: bool) -> str:
 
 def render_rule_list(color: bool) -> str:
     rules = all_rules()
-    header = ("Code", "Name", "Severity", "Fix", "Summary")
-    rows = [(r.code, r.name, r.severity.value, r.fix.value, r.summary) for r in rules]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    header = ("Code", "Name", "Severity", "Fixable", "Fix", "Summary")
+    rows = [(r.code, r.name, r.severity.value, r.availability.value, r.fix.value, r.summary) for r in rules]
+    columns = len(header) - 1  # the summary is not padded
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(columns)]
 
     def line(cells: tuple[str, ...], styles: tuple[tuple[str, ...], ...]) -> str:
         parts = []
-        for i, cell in enumerate(cells[:4]):
+        for i, cell in enumerate(cells[:columns]):
             parts.append(_paint(color, cell, *styles[i]) + " " * (widths[i] - len(cell)))
-        parts.append(cells[4])
+        parts.append(cells[columns])
         return "  ".join(parts).rstrip()
 
-    out = [line(header, ((BOLD,),) * 4)]
+    out = [line(header, ((BOLD,),) * columns)]
     for row in rows:
         severity_style = (_SEVERITY_COLOR.get(row[2], ""),)
-        out.append(line(row, ((BOLD,), (), severity_style, ())))
+        out.append(line(row, ((BOLD,), (), severity_style, (), ())))
     return "\n".join(out) + "\n"
 
 
@@ -130,7 +140,7 @@ def rules_markdown_table() -> str:
     """The README's table; codes link to the rule's section of docs/rules.md."""
     lines = ["| Code | Name | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- |"]
     for rule in all_rules():
-        fix = {"safe": "safe", "unsafe": "unsafe", "none": ""}[rule.fix.value]
+        fix = "" if rule.availability is FixAvailability.NEVER else f"{rule.availability.value}, {fix_text(rule, long=False).split(', ')[1]}"
         lines.append(
             f"| [{rule.code}]({REFERENCE_PATH}#{_anchor(rule)}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(rule.summary)} |"
         )
@@ -145,9 +155,8 @@ def rules_reference_markdown() -> str:
         " do not edit by hand.\n",
     ]
     for rule in all_rules():
-        fix = {"safe": "safe fix", "unsafe": "unsafe fix (`--unsafe-fixes`)", "none": "no fix"}[rule.fix.value]
         docs = re.sub(r"^## ", "### ", rule.docs, flags=re.M)
-        parts.append(f"## {rule.code} {rule.name}\n\n*{rule.severity.value}, {fix}*\n\n{docs}\n")
+        parts.append(f"## {rule.code} {rule.name}\n\n*{rule.severity.value}, {fix_text(rule, long=False)}*\n\n{docs}\n")
     return "\n".join(parts)
 
 

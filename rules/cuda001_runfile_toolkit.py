@@ -66,7 +66,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits, sizes
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import CudaRef, InputSite
 from cudalint.source import SourceFile
 from cudalint.syntax import ancestors, attrpath_names, identifier_name, text, unparen
@@ -76,6 +76,7 @@ RULE = Rule(
     name="runfile-toolkit",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Monolithic runfile `cudatoolkit` instead of the split CUDA redistributables",
     node_types=("variable_expression", "inherited_attrs", "binding"),
     patterns=(b"cudatoolkit",),

@@ -59,7 +59,7 @@ import re
 from tree_sitter import Node
 
 from cudalint.context import Context
-from cudalint.model import Applicability, Rule, Severity
+from cudalint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.syntax import identifier_name, text
 
 RULE = Rule(
@@ -67,6 +67,7 @@ RULE = Rule(
     name="removed-package-set",
     severity=Severity.ERROR,
     fix=Applicability.NONE,
+    availability=FixAvailability.NEVER,
     summary="Versioned CUDA package set (`cudaPackages_11_8`): removed ones throw; use `cudaPackages`",
     node_types=("select_expression", "variable_expression", "inherited_attrs", "formal"),
     patterns=(b"cudaPackages_",),

@@ -65,7 +65,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import Semantic
 from cudalint.syntax import attrpath_names, descendants, dotted_name, identifier_name, text
 
@@ -77,6 +77,7 @@ RULE = Rule(
     name="unknown-cuda-package",
     severity=Severity.ERROR,
     fix=Applicability.SAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Name in no release of the CUDA package set (a typo such as `libcublass`)",
     node_types=("select_expression", "variable_expression", "inherited_attrs"),
     patterns=(b"cudaPackages", b".cuda."),

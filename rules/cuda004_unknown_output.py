@@ -66,7 +66,7 @@ from tree_sitter import Node
 
 from cudalint import catalog
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.rules import _outputs
 from cudalint.semantic import CudaRef
 from cudalint.syntax import identifier_name, unparen
@@ -75,7 +75,8 @@ RULE = Rule(
     code="CUDA004",
     name="unknown-output",
     severity=Severity.ERROR,
-    fix=Applicability.SAFE,
+    fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Output that the CUDA package does not have on the target nixpkgs and CUDA releases",
     node_types=("variable_expression",),
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s

@@ -61,7 +61,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import NameBinding
 from cudalint.syntax import bindings_of, descendants, dotted_name, identifier_name, node_key, text, unparen
 
@@ -70,6 +70,7 @@ RULE = Rule(
     name="deprecated-alias",
     severity=Severity.WARNING,
     fix=Applicability.SAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Deprecated alias in the CUDA package set (`cudaFlags`, `cudaVersion`, `cusparselt`, scoped runpath hooks)",
     node_types=("select_expression", "variable_expression", "inherited_attrs"),
     patterns=(b"cudaFlags", b"cudaVersion", b"cusparselt", b"autoAddDriverRunpath", b"autoFixElfFiles"),

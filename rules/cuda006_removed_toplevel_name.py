@@ -67,7 +67,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits, targets
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.syntax import identifier_name, text, unparen
 
 RULE = Rule(
@@ -75,6 +75,7 @@ RULE = Rule(
     name="removed-toplevel-name",
     severity=Severity.ERROR,
     fix=Applicability.SAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Top-level CUDA name nixpkgs removed or renamed (`cudatoolkit_10_2`, `cudnn_cudatoolkit_*`)",
     node_types=("select_expression", "variable_expression", "inherited_attrs", "formal"),
     patterns=(b"cudatoolkit_", b"cudnn", b"cutensor", b"nccl", b"WithCuda"),

@@ -98,7 +98,7 @@ from tree_sitter import Node
 
 from cudalint import edits, targets
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.rules._driver import (
     CUDA,
@@ -127,6 +127,7 @@ RULE = Rule(
     name="ld-library-path",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="`LD_LIBRARY_PATH` pointing at CUDA libraries or the NVIDIA driver",
     node_types=("binding", "string_expression", "indented_string_expression"),
     patterns=(b"LD_LIBRARY_PATH",),

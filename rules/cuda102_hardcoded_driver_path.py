@@ -68,7 +68,7 @@ from tree_sitter import Node
 
 from cudalint import edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.rules._driver import DRIVER_DIR, driver_runpath_name, in_shell_comment, in_shell_message, is_host_path, spell_toplevel, stray_32bit_dir
 from cudalint.syntax import STRING_TYPES
 
@@ -77,6 +77,7 @@ RULE = Rule(
     name="hardcoded-driver-path",
     severity=Severity.WARNING,
     fix=Applicability.SAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Hardcoded `/run/opengl-driver/lib` instead of `${addDriverRunpath.driverLink}/lib`",
     node_types=("string_fragment",),
     patterns=(DRIVER_DIR.encode(),),

@@ -84,7 +84,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.places import Place
 from cudalint.rules._driver import (
     LD,
@@ -114,6 +114,7 @@ RULE = Rule(
     name="driver-at-build-time",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="The NVIDIA driver package (`nvidia_x11`) in a package's inputs, library path or build",
     node_types=("variable_expression", "inherited_attrs"),
     patterns=(b"nvidia_x11", b"nvidiaPackages", b"nvidia.package"),

@@ -65,7 +65,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits, targets
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.syntax import STRING_TYPES, ATTRSET_TYPES, attrpath_names, bindings_of, descendants, identifier_name, last_name, node_key, text, unparen
 
 from cudalint.rules._runpath_hooks import MOVED_TO_TOPLEVEL, RENAMED, formals_isolation, hook_reference
@@ -75,6 +75,7 @@ RULE = Rule(
     name="renamed-runpath-hook",
     severity=Severity.ERROR,
     fix=Applicability.SAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Old name of a driver-runpath hook (`addOpenGLRunpath`, `autoAddOpenGLRunpathHook`, ...)",
     node_types=("formal", "inherited_attrs", "variable_expression", "select_expression", "binding", *sorted(STRING_TYPES)),
     patterns=(b"OpenGLRunpath", b"CudaCompatRunpathHook"),

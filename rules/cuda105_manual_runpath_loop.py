@@ -68,7 +68,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.shell import ShellText
 from cudalint.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, outermost_apply, unparen
 
@@ -89,6 +89,7 @@ RULE = Rule(
     name="manual-runpath-loop",
     severity=Severity.INFO,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Files patched one by one with `addDriverRunpath` instead of `autoAddDriverRunpath`",
     node_types=tuple(sorted(STRING_TYPES)),
     patterns=(b"addDriverRunpath", b"addOpenGLRunpath"),

@@ -57,7 +57,7 @@ from tree_sitter import Node
 
 from cudalint import edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.syntax import attrpath_names, node_key, text
 
 from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS, hook_elements, owner_attrset
@@ -67,6 +67,7 @@ RULE = Rule(
     name="compat-hook-order",
     severity=Severity.WARNING,
     fix=Applicability.SAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="`autoAddCudaCompatRunpath` listed before `autoAddDriverRunpath`",
     node_types=("binding",),
     patterns=(b"autoAddCudaCompatRunpath",),

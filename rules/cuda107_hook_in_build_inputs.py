@@ -52,7 +52,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import InputSite
 from cudalint.syntax import last_name, unparen
 
@@ -63,6 +63,7 @@ RULE = Rule(
     name="hook-in-build-inputs",
     severity=Severity.WARNING,
     fix=Applicability.SAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Driver-runpath setup hook in `buildInputs` instead of `nativeBuildInputs`",
     node_types=("variable_expression", "select_expression"),
     patterns=(b"DriverRunpath", b"CudaCompatRunpath", b"OpenGLRunpath"),

@@ -51,7 +51,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.syntax import last_name, unparen
 
 from cudalint.rules._runpath_hooks import (
@@ -71,6 +71,7 @@ RULE = Rule(
     name="uncalled-add-driver-runpath",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="`addDriverRunpath` in `nativeBuildInputs` but never called",
     node_types=("variable_expression", "select_expression"),
     patterns=(b"addDriverRunpath", b"addOpenGLRunpath"),

@@ -56,7 +56,7 @@ from tree_sitter import Node
 
 from cudalint import edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.rules._driver import (
     driver_runpath_name,
     in_shell_comment,
@@ -72,6 +72,7 @@ RULE = Rule(
     name="driver-path-typo",
     severity=Severity.ERROR,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="A misspelled driver directory (`/run/opengl-drivers`, `/run/opengl-driver/lib64`, a stray `-32`)",
     node_types=("string_fragment",),
     patterns=(b"/run/open", b"/run/Open", b"/run/OPEN"),

@@ -63,7 +63,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits, sizes
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import Call, CudaRef, InputSite
 from cudalint.syntax import attrpath_names, binding_value, flatten_apply, last_name, text
 
@@ -72,6 +72,7 @@ RULE = Rule(
     name="static-in-runtime",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="Static CUDA libraries in propagated inputs, joins, wrappers or library paths",
     node_types=("variable_expression",),
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s

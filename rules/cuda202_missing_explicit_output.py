@@ -77,7 +77,7 @@ from tree_sitter import Node
 
 from cudalint import catalog
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.rules import _outputs
 from cudalint.semantic import CudaRef
 from cudalint.syntax import attrpath_names, binding_value, bindings_of, descendants, flatten_apply, string_literal, text, unparen
@@ -86,7 +86,8 @@ RULE = Rule(
     code="CUDA202",
     name="missing-explicit-output",
     severity=Severity.WARNING,
-    fix=Applicability.SAFE,
+    fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="CUDA package without an explicit output where the target era drags or misses outputs",
     node_types=("variable_expression",),
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s

@@ -57,7 +57,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, sizes
 from cudalint.context import Context
-from cudalint.model import Applicability, Rule, Severity
+from cudalint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
 from cudalint.syntax import attrpath_names, binding_value, flatten_apply, identifier_name, last_name, unparen
 
@@ -66,6 +66,7 @@ RULE = Rule(
     name="cuda-symlinkjoin",
     severity=Severity.INFO,
     fix=Applicability.NONE,
+    availability=FixAvailability.NEVER,
     summary="`symlinkJoin`/`buildEnv` over CUDA packages",
     node_types=("binding", "inherit"),
     patterns=(b"symlinkJoin", b"buildEnv"),

@@ -65,7 +65,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import CudaRef, InputSite
 from cudalint.syntax import ATTRSET_TYPES, binding_value, descendants, node_key, text, unparen
 
@@ -73,7 +73,8 @@ RULE = Rule(
     code="CUDA301",
     name="nvcc-placement",
     severity=Severity.WARNING,
-    fix=Applicability.SAFE,
+    fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="`cuda_nvcc` in `buildInputs` instead of `nativeBuildInputs`",
     node_types=("variable_expression",),
     patterns=(b"cuda_nvcc",),

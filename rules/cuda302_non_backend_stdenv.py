@@ -100,7 +100,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits, targets
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.places import SHELL_BUILDERS
 from cudalint.syntax import (
     ATTRSET_TYPES,
@@ -121,6 +121,7 @@ RULE = Rule(
     name="non-backend-stdenv",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="CUDA device code compiled with the plain `stdenv`, whose compiler nvcc may not support",
     node_types=("apply_expression",),
     patterns=(b"cudatoolkit", b"cuda_nvcc", b"cudaPackages"),

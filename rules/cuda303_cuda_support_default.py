@@ -70,7 +70,7 @@ from tree_sitter import Node
 
 from cudalint import edits, targets
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.syntax import attrpath_names, descendants, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
 
 RULE = Rule(
@@ -78,6 +78,7 @@ RULE = Rule(
     name="cuda-support-default",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="A package's `cudaSupport` formal whose default is not `config.cudaSupport`",
     node_types=("formal",),
     patterns=(b"cudaSupport",),

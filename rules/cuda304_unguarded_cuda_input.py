@@ -64,7 +64,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import InputSite, NameBinding
 from cudalint.syntax import (
     attrpath_names,
@@ -82,6 +82,7 @@ RULE = Rule(
     name="unguarded-cuda-input",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="CUDA package in inputs outside the expression's `cudaSupport` guard",
     node_types=("variable_expression",),
     patterns=(b"cudaSupport",),

@@ -76,7 +76,7 @@ import re
 from tree_sitter import Node
 
 from cudalint.context import Context
-from cudalint.model import Applicability, Rule, Severity
+from cudalint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.syntax import (
     STRING_TYPES,
     attrpath_names,
@@ -94,6 +94,7 @@ RULE = Rule(
     name="hand-rolled-cuda-arches",
     severity=Severity.INFO,
     fix=Applicability.NONE,
+    availability=FixAvailability.NEVER,
     summary="Hand-written CUDA architecture list instead of the user's `config.cudaCapabilities`",
     node_types=("string_expression", "indented_string_expression", "binding", "apply_expression", "formal"),
     patterns=(b"CUDA_ARCHITECTURES", b"CUDAARCHS", b"CUDA_ARCH_LIST", b"CUDA_ARCH_BIN", b"CUDA_ARCH_PTX", b"compute_", b"sm_", b"apabilities"),

@@ -53,7 +53,7 @@ from tree_sitter import Node
 
 from cudalint import catalog
 from cudalint.context import Context
-from cudalint.model import Applicability, Rule, Severity
+from cudalint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.syntax import attrpath_names, dotted_name, identifier_name, text, unparen
 
 RULE = Rule(
@@ -61,6 +61,7 @@ RULE = Rule(
     name="cuda-cross-compilation",
     severity=Severity.WARNING,
     fix=Applicability.NONE,
+    availability=FixAvailability.NEVER,
     summary="CUDA packages reached through `pkgsCross`, which CUDA does not support",
     node_types=("select_expression", "variable_expression", "inherit_from"),
     patterns=(b"pkgsCross",),

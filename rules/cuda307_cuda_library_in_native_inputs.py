@@ -62,7 +62,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Fix, Rule, Severity
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import CudaRef, InputSite
 from cudalint.syntax import text
 
@@ -71,6 +71,7 @@ RULE = Rule(
     name="cuda-library-in-native-inputs",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="CUDA library or headers in `nativeBuildInputs` instead of `buildInputs`",
     node_types=("variable_expression",),
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s

@@ -83,7 +83,7 @@ from tree_sitter import Node
 
 from cudalint import edits
 from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, Rule, Severity
+from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
@@ -101,6 +101,7 @@ RULE = Rule(
     name="ignored-cuda-switch",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
     summary="CUDA switch set where nothing reads it (outside `config`, misspelt, or in `overrideAttrs`)",
     node_types=("binding", "apply_expression"),
     patterns=(b"cuda", b"Cuda", b"CUDA"),

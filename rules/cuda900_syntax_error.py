@@ -33,12 +33,13 @@ stdenv.mkDerivation {
 - https://nix.dev/manual/nix/stable/language/syntax
 """
 
-from cudalint.model import Applicability, Rule, Severity
+from cudalint.model import Applicability, FixAvailability, Rule, Severity
 
 RULE = Rule(
     code="CUDA900",
     name="syntax-error",
     severity=Severity.ERROR,
     fix=Applicability.NONE,
+    availability=FixAvailability.NEVER,
     summary="Nix that does not parse",
 )

@@ -28,13 +28,14 @@ longer exists. Codes are checked so that a typo (`CUDA11`) does not silently sup
 - https://docs.astral.sh/ruff/rules/unused-noqa/
 """
 
-from cudalint.model import Applicability, Rule, Severity
+from cudalint.model import Applicability, FixAvailability, Rule, Severity
 
 RULE = Rule(
     code="CUDA901",
     name="unused-suppression",
     severity=Severity.WARNING,
     fix=Applicability.SAFE,
+    availability=FixAvailability.ALWAYS,
     summary="Suppression comment that matched nothing or names an unknown code",
     patterns=(b"cudalint:",),
 )

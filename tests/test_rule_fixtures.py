@@ -5,18 +5,20 @@ Layout: tests/fixtures/rules/<CODE>/fire_*.nix and silent_*.nix; tests/snapshots
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from cudalint.engine import SYNTAX_ERROR, lint
 from cudalint.fixing import fix_file
-from cudalint.model import Applicability
+from cudalint.model import Applicability, Diagnostic, FixAvailability
 from cudalint.parsing import parse, syntax_problems
 from cudalint.registry import all_rules
 from cudalint.source import SourceFile
 
-from snapshots import FIXTURES, UPDATE, render, settings_for, snapshot_path
+from snapshots import FIXTURES, UPDATE, fixture_target, render, settings_for, snapshot_path
 
 RULES = all_rules()
 CODES = [r.code for r in RULES]
@@ -88,3 +90,57 @@ def test_silent_fixture(pair: tuple[str, Path]) -> None:
     assert not found, f"{path.name} must not trigger {code}: {found}"
     if code != SYNTAX_ERROR:
         assert result.syntax_errors == 0, f"{path.name} has syntax errors"
+
+
+@functools.cache
+def _every_finding() -> tuple[tuple[str, SourceFile, tuple[Diagnostic, ...]], ...]:
+    """Every rule's findings on every fixture (fire and silent, under its target) and every
+    rule-doc example, all rules on: `(where, source, findings)`."""
+    from cudalint.settings import LintSettings
+
+    inputs = [(str(p.relative_to(FIXTURES)), p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*/*.nix"))]
+    inputs += [(f"{r.code} docs, {title} #{i}", example) for r in RULES for title in ("Example", "Use instead") for i, example in enumerate(r.examples(title))]
+    found = []
+    for where, text in inputs:
+        source = SourceFile(where, text)
+        found.append((where, source, tuple(lint(source, LintSettings(**fixture_target(text))).diagnostics)))
+    return tuple(found)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_fixes_are_no_riskier_than_the_rule_declares(rule) -> None:
+    """ruff's model: a rule declares whether its findings have fixes (`availability`) and the
+    riskiest applicability of any of them (`fix`, alternatives included)."""
+    wrong = []
+    for where, source, diagnostics in _every_finding():
+        for d in (d for d in diagnostics if d.code == rule.code):
+            at = f"{where}:{source.location(d.start)[0] + 1}"
+            if rule.availability is FixAvailability.ALWAYS and d.fix is None:
+                wrong.append(f"{at}: no fix, but the rule declares its fix always available")
+            for fix in d.fixes:
+                if rule.availability is FixAvailability.NEVER or fix.applicability.risk > rule.fix.risk:
+                    wrong.append(f"{at}: {fix.applicability.value} fix {fix.title!r}, but the rule declares {rule.availability.value}/{rule.fix.value}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.availability is not FixAvailability.NEVER], ids=lambda r: r.code)
+def test_declared_riskiest_fix_occurs(rule) -> None:
+    """A rule declaring `unsafe` has a fixture where it emits an unsafe fix (declarations say what
+    is true, not a safe margin)."""
+    emitted = {f.applicability for _, _, diagnostics in _every_finding() for d in diagnostics if d.code == rule.code for f in d.fixes}
+    assert rule.fix in emitted, f"{rule.code} declares {rule.fix.value} fixes but emits only {sorted(a.value for a in emitted)}"
+
+
+def test_one_finding_per_construct() -> None:
+    """No rule reports one expression twice: no two findings of a rule with the same span, or
+    with one span inside the other (`${cudatoolkit}` and the `cudatoolkit` in it)."""
+    twice = []
+    for where, source, diagnostics in _every_finding():
+        spans = Counter((d.code, d.start, d.end) for d in diagnostics)
+        twice += [f"{where}:{source.location(start)[0] + 1} {code} x{n}" for (code, start, end), n in spans.items() if n > 1]
+        for i, outer in enumerate(diagnostics):
+            for inner in diagnostics[i + 1 :]:
+                if outer.code == inner.code and (outer.start, outer.end) != (inner.start, inner.end):
+                    if outer.start <= inner.start and inner.end <= outer.end or inner.start <= outer.start and outer.end <= inner.end:
+                        twice.append(f"{where}:{source.location(inner.start)[0] + 1} {outer.code}: nested findings")
+    assert not twice, "\n".join(twice)

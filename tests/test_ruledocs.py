@@ -42,9 +42,9 @@ def test_render_rule_plain(rule) -> None:
 
 
 def test_render_rule_fix_availability() -> None:
-    assert "unsafe fix available" in render_rule(rule_by_code("CUDA001"), color=False)
-    assert "safe fix available (applied by --fix)" in render_rule(rule_by_code("CUDA901"), color=False)
-    assert "no automatic fix" in render_rule(rule_by_code("CUDA900"), color=False)
+    assert "Fix:      fix sometimes available, up to unsafe (unsafe ones applied by --fix --unsafe-fixes)\n" in render_rule(rule_by_code("CUDA001"), color=False)
+    assert "Fix:      fix always available, safe (applied by --fix)\n" in render_rule(rule_by_code("CUDA901"), color=False)
+    assert "Fix:      no automatic fix\n" in render_rule(rule_by_code("CUDA900"), color=False)
 
 
 def test_render_rule_colour() -> None:
@@ -58,10 +58,10 @@ def test_render_rule_colour() -> None:
 def test_render_rule_list() -> None:
     text = render_rule_list(color=False)
     lines = text.splitlines()
-    assert lines[0].split() == ["Code", "Name", "Severity", "Fix", "Summary"]
+    assert lines[0].split() == ["Code", "Name", "Severity", "Fixable", "Fix", "Summary"]
     assert len(lines) == 1 + len(all_rules())
     for line, rule in zip(lines[1:], all_rules()):
-        assert line.split()[:4] == [rule.code, rule.name, rule.severity.value, rule.fix.value]
+        assert line.split()[:5] == [rule.code, rule.name, rule.severity.value, rule.availability.value, rule.fix.value]
         assert line.endswith(rule.summary)
     # Columns line up.
     assert len({line.index(rule.summary) for line, rule in zip(lines[1:], all_rules())}) == 1

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from cudalint import __version__
 from cudalint.baseline import fingerprint
-from cudalint.model import Applicability, Diagnostic, Rule, Severity
+from cudalint.model import Applicability, Diagnostic, FixAvailability, Rule, Severity
 from cudalint.reporters import ReportOptions, findings, targets
 from cudalint.results import FileResult
 from cudalint.source import SourceFile
@@ -49,7 +49,7 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "help": {"text": docs, "markdown": docs},
         "helpUri": rule.url,
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
-        "properties": {"tags": ["nix", "cuda"], "fix": rule.fix.value},
+        "properties": {"tags": ["nix", "cuda"], "fix": rule.fix.value, "fixAvailability": rule.availability.value},
     }
 
 
@@ -117,7 +117,16 @@ def sarif_log(results: list[FileResult]) -> dict[str, Any]:
         assert source is not None
         if diagnostic.code not in index:  # a code no registered rule has: describe it minimally
             index[diagnostic.code] = len(rules)
-            rules.append(Rule(diagnostic.code, diagnostic.code.lower(), diagnostic.severity, Applicability.NONE, diagnostic.code))
+            rules.append(
+                Rule(
+                    code=diagnostic.code,
+                    name=diagnostic.code.lower(),
+                    severity=diagnostic.severity,
+                    fix=Applicability.NONE,
+                    availability=FixAvailability.NEVER,
+                    summary=diagnostic.code,
+                )
+            )
         item: dict[str, Any] = {
             "ruleId": diagnostic.code,
             "ruleIndex": index[diagnostic.code],
