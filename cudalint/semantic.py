@@ -121,6 +121,21 @@ class InputSite:
 
 
 @dataclass(frozen=True)
+class LookupTable:
+    """An attrset keyed by versions whose entries are chosen by selection."""
+
+    attrset: Node
+    entries: tuple[Node, ...]  # the entries' values, in order
+
+    def first(self, flagged: Callable[[Node], bool]) -> Node | None:
+        """The first entry value for which `flagged` holds: the one that carries the finding."""
+        return next((entry for entry in self.entries if flagged(entry)), None)
+
+    def count(self, flagged: Callable[[Node], bool]) -> int:
+        return sum(1 for entry in self.entries if flagged(entry))
+
+
+@dataclass(frozen=True)
 class Call:
     """A builder call whose attrset argument holds a node: `stdenv.mkDerivation { ... }`."""
 
@@ -217,6 +232,25 @@ class Semantic:
                 if owner is not None and owner.type in ATTRSET_TYPES:
                     return parent
                 return None  # a let binding: its value is not the derivation's attribute
+            child, parent = parent, parent.parent
+        return None
+
+    def lookup_table(self, node: Node) -> LookupTable | None:
+        """The version-keyed attrset `node` stands in an entry of (`{ "11.8" = cudaPackages_11_8;
+        "12.1" = ...; }`, also `cuda11 = ...`, `v12_1 = ...`), through at most a few nested
+        bindings. Its entries are evaluated only when selected, so a rule reports one finding
+        for the table, not one per entry."""
+        child, parent = node, node.parent
+        depth = 0
+        while parent is not None and depth < _MAX_TABLE_DEPTH:
+            if parent.type == "binding" and binding_value(parent) == child:
+                depth += 1
+                attrset = parent.parent.parent if parent.parent is not None else None
+                if attrset is None or attrset.type not in ATTRSET_TYPES:
+                    return None  # a `let` binding
+                entries = [b for b in bindings_of(attrset) if b.type == "binding"]
+                if len(entries) >= 2 and all(_is_version_key(b) for b in entries):
+                    return LookupTable(attrset, tuple(v for b in entries if (v := binding_value(b)) is not None))
             child, parent = parent, parent.parent
         return None
 
@@ -642,6 +676,15 @@ class Semantic:
             if ref is not None:
                 seen.add(key)
                 yield ref
+
+
+_VERSION_KEY = re.compile(r"^(?:cuda|cu|v)?[-_]?\d+(?:[._]\d+)*$", re.I)
+_MAX_TABLE_DEPTH = 3
+
+
+def _is_version_key(binding: Node) -> bool:
+    names = attrpath_names(binding.child_by_field_name("attrpath"))
+    return len(names) == 1 and names[0] is not None and _VERSION_KEY.match(names[0]) is not None
 
 
 def _guard(condition: Node, positive: bool) -> Guard:

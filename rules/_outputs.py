@@ -8,9 +8,10 @@ import dataclasses
 
 from tree_sitter import Node
 
-from cudalint import edits
+from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Edit
+from cudalint.semantic import Call, InputSite
 
 # Attribute names that look like derivation outputs although the reference set never lists them
 # for a CUDA package: selecting one of these on a CUDA package is an output access. Everything
@@ -46,15 +47,36 @@ def in_every(outputs: list[tuple[str, ...]], output: str) -> bool:
     return all(output in release for release in outputs)
 
 
-def getter_call(ctx: Context, at: Node, output: str, package_text: str) -> tuple[str, list[Edit]] | None:
-    """`(lib.getDev x)`-style text selecting `output` of the package written `package_text` at
-    `at`, and the edits that bring `lib` into scope; None where `lib` cannot be written."""
+def getter(ctx: Context, output: str) -> str:
+    """The `lib` function selecting `output` on the target: `getDev`, or `getOutput "stubs"`."""
+    name = GETTERS.get(output)
+    if name is None and ctx.target.era.id == "split-redist":
+        name = SPLIT_REDIST_GETTERS.get(output)
+    return name if name is not None else f'getOutput "{output}"'
+
+
+def getter_calls(ctx: Context, at: Node, outputs: list[str], package_text: str) -> tuple[list[str], list[Edit]] | None:
+    """`lib.getDev x`-style texts selecting each of `outputs` of the package written
+    `package_text` at `at`, and the edits that bring `lib` into scope; None where `lib` cannot be
+    written."""
     spelled = edits.toplevel_reference(ctx.source, ctx.semantic, at, "lib")
     if spelled is None:
         return None
     lib, changes = spelled
-    getter = GETTERS.get(output)
-    if getter is None and ctx.target.era.id == "split-redist":
-        getter = SPLIT_REDIST_GETTERS.get(output)
-    call = f"{lib}.{getter} {package_text}" if getter is not None else f'{lib}.getOutput "{output}" {package_text}'
-    return call, changes
+    return [f"{lib}.{getter(ctx, output)} {package_text}" for output in outputs], changes
+
+
+def getter_call(ctx: Context, at: Node, output: str, package_text: str) -> tuple[str, list[Edit]] | None:
+    """`(lib.getDev x)`-style text selecting `output` (see `getter_calls`)."""
+    calls = getter_calls(ctx, at, [output], package_text)
+    return (calls[0][0], calls[1]) if calls is not None else None
+
+
+def join_of(ctx: Context, site: InputSite) -> Call | None:
+    """The `symlinkJoin`/`buildEnv` call whose own `paths` list holds the input site."""
+    if site.attr != "paths":
+        return None
+    call = ctx.semantic.enclosing_call(site.binding)
+    if call is None or call.name not in catalog.JOIN_BUILDERS or call.attrset != site.binding.parent.parent:
+        return None
+    return call

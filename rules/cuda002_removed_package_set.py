@@ -129,8 +129,19 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
         _report(ctx, attr, name)  # type: ignore[arg-type]
 
 
+def _mentions_versioned_set(entry: Node) -> bool:
+    return re.search(r"\bcudaPackages_\d", text(entry)) is not None
+
+
 def _report(ctx: Context, where: Node, name: str) -> None:
     instead = "use the unversioned `cudaPackages`, the CUDA release nixpkgs maintains and tests"
+    table = ctx.semantic.lookup_table(where)
+    if table is not None:
+        first = table.first(_mentions_versioned_set)
+        if first is None or not (first.start_byte <= where.start_byte and where.end_byte <= first.end_byte):
+            return  # a later entry of a version table: the table's first entry carries the finding
+        entries = table.count(_mentions_versioned_set)
+        instead += f" (one finding for the table's {entries} entries, evaluated only when selected)" if entries > 1 else ""
     removal = ctx.reference.removed_set(name)
     if removal is not None and removal.throws_from is not None:
         if removal.throws_on(ctx.target.nixpkgs):

@@ -69,7 +69,7 @@ from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.rules import _outputs
 from cudalint.semantic import CudaRef
-from cudalint.syntax import identifier_name, unparen
+from cudalint.syntax import descendants, identifier_name, unparen
 
 RULE = Rule(
     code="CUDA004",
@@ -104,29 +104,48 @@ def check(node: Node, ctx: Context) -> None:
         _check_get_output(ctx, ref)
 
 
+def _missing(ctx: Context, ref: CudaRef | None) -> bool:
+    """A selection (`x.dev`) of an output the package has in no judged release."""
+    if ref is None or ref.output in {None, "out"} or ref.getter is not None or not _outputs.is_output_name(ref.output, ctx):
+        return False
+    judged = _outputs.judged_outputs(ctx, ref.package)
+    return judged is not None and not any(ref.output in outputs for outputs in judged)
+
+
 def _check_selection(ctx: Context, ref: CudaRef, select: Node) -> None:
     output = ref.output
     assert output is not None
+    if not _missing(ctx, ref):
+        return
     judged = _outputs.judged_outputs(ctx, ref.package)
-    if judged is None or any(output in outputs for outputs in judged):
-        return
     component = _output_component(select, ref)
-    if component is None:
+    if judged is None or component is None:
         return
+    table = ctx.semantic.lookup_table(select)
+    table_note = ""
+    if table is not None:
+
+        def selects_missing(entry: Node) -> bool:
+            return any(n.type == "select_expression" and _missing(ctx, ctx.semantic.cuda_ref(n)) for n in descendants(entry))
+
+        first = table.first(selects_missing)
+        if first is not None and not (first.start_byte <= select.start_byte and select.end_byte <= first.end_byte):
+            return  # a later entry of a version table: the table's first entry carries the finding
+        entries = table.count(selects_missing)
+        table_note = f" (one finding for the table's {entries} entries, evaluated only when selected)" if entries > 1 else ""
     span = (select.start_byte, component.end_byte)
     out_only = all(outputs == ("out",) for outputs in judged)
     package_text = ctx.source.slice(select.start_byte, _package_end(select, component))
     have = ", ".join(f"`{o}`" for o in dict.fromkeys(o for outputs in judged for o in outputs))
     portable = output in _outputs_anywhere(ctx, ref.package)
-    getter = f"`(lib.{_getter_name(output, ctx)} {package_text})`"
+    getter = f"`(lib.{_outputs.getter(ctx, output)} {package_text})`"
     if out_only:
-        instead = f"use `{package_text}` (its only output holds everything)" + (f" or {getter}, which also works where it has `{output}`" if portable else "")
+        instead = f"write `{package_text}`" + (f" or {getter}" if portable else "")
     else:
-        instead = "select one of its outputs" + (f" or use {getter}, which falls back to `out` here" if portable else "")
+        instead = "select one of them" + (f" or {getter}" if portable else "")
     ctx.report(
         span,
-        f"`{ctx.source.slice(*span)}` does not exist: `{ref.package}` has only {have} here, so evaluation fails "
-        f"(attribute '{output}' missing); {instead}",
+        f"`{ctx.source.slice(*span)}` does not exist: `{ref.package}` has only {have} here; {instead}{table_note}",
         fixes=_selection_fixes(ctx, ref, span, package_text, out_only, portable),
     )
 
@@ -143,8 +162,7 @@ def _check_get_output(ctx: Context, ref: CudaRef) -> None:
         return
     ctx.report(
         ref.node,
-        f"`{ref.package}` has no `{output}` output in any nixpkgs era: `lib.getOutput \"{output}\"` silently gives its nearly empty `out`; "
-        f"name an output it has or drop it",
+        f"`{ref.package}` has no `{output}` output in any era, so this selects its nearly empty `out`; name an output it has",
         severity=Severity.WARNING,
     )
 
@@ -162,13 +180,6 @@ def _selection_fixes(ctx: Context, ref: CudaRef, span: tuple[int, int], package_
             applicability = Applicability.SAFE if out_only else Applicability.UNSAFE
             fixes.append(Fix(f"Use `{text_}` (falls back to `out`)", applicability, (Edit(span[0], span[1], f"({text_})"), *changes)))
     return fixes
-
-
-def _getter_name(output: str, ctx: Context) -> str:
-    getter = _outputs.GETTERS.get(output)
-    if getter is None and ctx.target.era.id == "split-redist":
-        getter = _outputs.SPLIT_REDIST_GETTERS.get(output)
-    return getter if getter is not None else f'getOutput "{output}"'
 
 
 def _output_component(select: Node, ref: CudaRef) -> Node | None:

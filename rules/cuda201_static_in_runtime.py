@@ -64,6 +64,7 @@ from tree_sitter import Node
 from cudalint import catalog, edits, sizes
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.rules import _outputs
 from cudalint.semantic import Call, CudaRef, InputSite
 from cudalint.syntax import attrpath_names, binding_value, flatten_apply, last_name, text
 
@@ -106,8 +107,11 @@ def check(node: Node, ctx: Context) -> None:
         holder = interpolation.parent
     if ref.output != "static" and not archive:
         return
-    described = ctx.source.slice(*span) if span[1] - span[0] <= 60 else ref.package
-    what = f"`{described}` is a static CUDA archive" if archive else f"`{described}` is the static output of `{ref.package}`"
+    written = ctx.source.slice(*span)
+    if archive:
+        what = f"static archive `{written}`" if len(written) <= 60 else f"static archive of `{ref.package}`"
+    else:
+        what = f"static output `{written}`" if len(written) <= 60 else f"static output of `{ref.package}`"
     _check_placement(ctx, holder, interpolation, span, what, ref)
 
 
@@ -118,16 +122,11 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
         if site.attr in catalog.PROPAGATED_INPUTS:
             ctx.report(span, _propagated_message(what, site.attr), fixes=[_move_fix(ctx, site, ref)])
             return
-        if site.attr == "paths":
-            call = semantic.enclosing_call(site.binding)
-            if call is not None and call.name in catalog.JOIN_BUILDERS and call.attrset == site.binding.parent.parent:
-                if not _build_only(ctx, call):
-                    ctx.report(
-                        span,
-                        f"{what} in the `paths` of `{call.name}`: the join references it, so static libraries (up to ~1 GB) "
-                        "ship with it; leave the static output out of the join and link it from `buildInputs`",
-                    )
-                return
+        call = _outputs.join_of(ctx, site)
+        if call is not None:
+            if not _build_only(ctx, call):
+                ctx.report(span, f"{what} in the `paths` of `{call.name}` ships with the join; leave it out and link it from `buildInputs`")
+            return
         if WRAPPER_ARGS.search(site.attr):
             ctx.report(span, _wrapper_message(what))
             return
@@ -140,11 +139,7 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
     call = semantic.search_path_call(holder, through_if=False)  # this rule never looked into `if` branches
     if call is not None:
         function = last_name(flatten_apply(call)[0])
-        ctx.report(
-            span,
-            f"{what} in `lib.{function}`: the resulting path keeps it in the runtime closure although nothing loads "
-            "a static archive at run time; use the package's `lib` output there",
-        )
+        ctx.report(span, f"{what} in `lib.{function}` stays in the runtime closure; use the package's `lib` output")
         return
     if any(WRAPPER_ARGS.search(part) for part in semantic.binding_path(holder)) or (
         interpolation is not None and _in_wrapper_command(ctx, interpolation)
@@ -153,18 +148,12 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
 
 
 def _propagated_message(what: str, attr: str, through_let: bool = False) -> str:
-    where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
-    return (
-        f"{what} in {where}: propagation puts static libraries (up to ~1 GB) into every dependent's closure, "
-        "but they are only needed at link time; list it in `buildInputs`"
-    )
+    where = f"a list that feeds `{attr}`" if through_let else f"`{attr}`"
+    return f"{what} in {where} reaches every dependent's closure; list it in `buildInputs`"
 
 
 def _wrapper_message(what: str) -> str:
-    return (
-        f"{what} in wrapper arguments: the wrapper script keeps it in the runtime closure although nothing loads "
-        "a static archive at run time; point the wrapper at the `lib` output"
-    )
+    return f"{what} in wrapper arguments stays in the runtime closure; point the wrapper at the `lib` output"
 
 
 def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:

@@ -4,20 +4,34 @@ In the symlink-farm era (nixpkgs 23.11, 24.05): a redistributable in `buildInput
 `propagatedBuildInputs` or another input that reaches the host platform, written plain
 (`libcublas`) or through a getter (`lib.getDev libcublas`, which that era's redistributables
 ignore). From the multi-output era on (24.11 and later): a plain redistributable in
-`propagatedBuildInputs` (or another propagated host input), and a string interpolation of the
-package itself followed by a path that lives in another output (`"${libcublas}/lib"`,
-`"${cuda_cudart}/include"`, `"${cuda_nvcc}/bin/nvcc"`).
+`propagatedBuildInputs` (or another propagated host input), a plain multi-output package in the
+`paths` of a `symlinkJoin` or `buildEnv` (`cuda_cudart` "for cuda_runtime.h"), and a string
+interpolation of the package itself followed by a path that lives in another output
+(`"${libcublas}/lib"`, `"${cuda_cudart}/include"`, `"${cuda_nvcc}/bin/nvcc"`).
 
 Not flagged: plain names in `buildInputs` from the multi-output era on (the recommended form:
 `buildInputs` selects `dev`, and the runtime closure keeps only what binaries reference), build
-tools and hooks, packages whose only output on the target is `out` (`"${cuda_nvcc}/bin/nvcc"`
-and a propagated `cuda_cccl` are right in the split-redist era), header-only packages without a
-`lib` output in propagated inputs, propagated inputs of a derivation that declares a `dev`
-output (they are recorded in that `dev`, for dependents compiling against its headers, which may
-include the CUDA package's: nixpkgs' libcublas propagates `cuda_cudart` so), paths into
-`lib/stubs` and static archives (CUDA201), and the single-output era (one output, nothing to
-name). A finding must hold for every judged release
-(the configured `cuda` releases, else all the era's nixpkgs offers).
+tools and hooks in inputs, packages whose only output on the target is `out`
+(`"${cuda_nvcc}/bin/nvcc"`, a joined or propagated `cuda_cccl` are right in the split-redist
+era), header-only packages without a `lib` output in propagated inputs, propagated inputs of a
+derivation that declares a `dev` output (they are recorded in that `dev`, for dependents
+compiling against its headers, which may include the CUDA package's: nixpkgs' libcublas
+propagates `cuda_cudart` so), a `buildEnv` with `extraOutputsToInstall` (it names what it
+installs), joins in the symlink-farm era (`out` links everything there: CUDA203 says what that
+costs), paths into `lib/stubs` and static archives (CUDA201), and the single-output era (one
+output, nothing to name). Nor `libcuda` through `cuda_cudart` (`-L${cuda_cudart}/lib -lcuda`,
+`"${cuda_cudart}/lib/libcuda.so"`): libcuda is the driver, which no `lib` output holds, so the
+getter would keep the wrong library; link against the stubs instead
+(`${lib.getOutput "stubs" cuda_cudart}/lib/stubs` in the split-redist era,
+`${lib.getLib cuda_cudart}/lib/stubs` in the multi-output era, `${cuda_cudart}/lib/stubs`
+before) and find the driver at run time in `${addDriverRunpath.driverLink}/lib` (a rule of its
+own, CUDA110, will report these). A finding must hold for every judged release (the configured
+`cuda` releases, else all the era's nixpkgs offers).
+
+By context: packages and overrides get every finding. Dev shells and NixOS/home-manager modules
+ship nothing that other derivations depend on or keep at run time, so their input lists are not
+judged (a shell's `buildInputs` in the symlink-farm era only makes the shell bigger); their
+interpolations and joins are, because a path into an empty `out` is broken anywhere.
 
 ## Why
 nixpkgs changed what a bare CUDA redistributable means several times. From PR #240498 (23.11)
@@ -26,7 +40,12 @@ plain reference, which binaries' RUNPATH then points into, kept every output ali
 static libraries of up to 1 GB included; naming the outputs (`libcublas.dev libcublas.lib`)
 was the fix. Since 24.11 outputs are ordinary: `out` is nearly empty, so `"${libcublas}/lib"`
 points at nothing, and propagating a plain package hands its `dev` output (and, before the
-CUDA 13 rework, `static`) to every dependent.
+CUDA 13 rework, `static`) to every dependent. A join is built from the paths it is given:
+`symlinkJoin` links each package's string form, which is its `out` alone
+(pkgs/build-support/trivial-builders/default.nix), and `buildEnv` installs
+`meta.outputsToInstall` (`bin` where there is one, else `out`) plus `extraOutputsToInstall`
+(pkgs/build-support/buildenv/default.nix @ 010375ac6ad4d6c710a60a88661a6dd7d04e9fe1), so a
+join of plain `cuda_cudart` has no `cuda_runtime.h` and no `libcudart.so`.
 
 The interpolation fix writes the getter of the output that holds the path
 (`"${lib.getLib libcublas}/lib"`, `lib.getDev` for headers, `lib.getInclude` in the
@@ -34,7 +53,10 @@ split-redist era, `lib.getBin`) and is safe: that output exists in every judged 
 symlink-farm fix names `dev` and `lib` where the package has nothing else but `out` and
 `static`; it is safe because nothing a build or a binary uses is lost. Propagating
 `(lib.getLib x)` instead of `x` is offered as an unsafe fix: dependents that include the
-package's headers must then list it themselves.
+package's headers must then list it themselves. The join fix adds the outputs holding programs,
+headers and libraries (`lib.getBin`, `lib.getDev` or in the split-redist era `lib.getInclude`,
+`lib.getLib`) next to the package, which stays in case its `out` holds files no other output
+has; it is unsafe because the join, and what references it, then holds more.
 
 ## Example
 ```nix
@@ -42,6 +64,7 @@ package's headers must then list it themselves.
 stdenv.mkDerivation {
   pname = "blas-wrapper";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cudaPackages.cuda_nvcc ];
   buildInputs = [ cudaPackages.cuda_cudart ];
   propagatedBuildInputs = [ cudaPackages.libcublas ];
@@ -55,6 +78,7 @@ stdenv.mkDerivation {
 stdenv.mkDerivation {
   pname = "blas-wrapper";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cudaPackages.cuda_nvcc ];
   buildInputs = [ cudaPackages.cuda_cudart ];
   propagatedBuildInputs = [ (lib.getLib cudaPackages.libcublas) ];
@@ -67,6 +91,8 @@ stdenv.mkDerivation {
 - https://github.com/NixOS/nixpkgs/pull/323056
 - https://github.com/NixOS/nixpkgs/pull/253951
 - https://nixos.org/manual/nixpkgs/unstable/#cuda
+- https://github.com/NixOS/nixpkgs/blob/010375ac6ad4d6c710a60a88661a6dd7d04e9fe1/pkgs/build-support/buildenv/default.nix
+- https://github.com/NixOS/nixpkgs/blob/77d57157d61d28d9f8948f4fe7c6e3c7a78d5338/pkgs/build-support/trivial-builders/default.nix
 """
 
 from __future__ import annotations
@@ -75,11 +101,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog
+from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.rules import _outputs
-from cudalint.semantic import CudaRef
+from cudalint.semantic import Call, CudaRef
 from cudalint.syntax import attrpath_names, binding_value, bindings_of, descendants, flatten_apply, string_literal, text, unparen
 
 RULE = Rule(
@@ -98,7 +124,12 @@ HOST_SIDE_INPUTS = frozenset({"buildInputs", "propagatedBuildInputs", "depsHostH
 PROPAGATED_HOST_INPUTS = HOST_SIDE_INPUTS & catalog.PROPAGATED_INPUTS
 # `${x}` followed by one of these top-level directories: the output that holds it.
 _PATH = re.compile(r"^/(lib|include|bin)(?:/([^\s\"'$;:/]*))?")
+# `-lcuda` (not `-lcudart`): the driver library, which no redistributable's `lib` output holds
+_LINKS_LIBCUDA = re.compile(rb"-lcuda(?![\w.+-])")
 _SYMLINK_FARM_NAMED = ("dev", "lib")
+# What a join of a package is for: its programs, headers and libraries, by era (headers are in
+# `dev` until the split-redist era gives them an `include` output).
+_JOINED = {"multi-output": ("bin", "dev", "lib"), "split-redist": ("bin", "include", "lib")}
 
 
 @RULE
@@ -122,9 +153,17 @@ def check(node: Node, ctx: Context) -> None:
         if era != "symlink-farm" and ref.getter is None:
             _check_interpolation(ctx, ref, root, judged)
         return
+    site = semantic.input_site(root)
+    join = _outputs.join_of(ctx, site) if site is not None else None
+    if join is not None:
+        if era in _JOINED and ref.getter is None:
+            _check_join(ctx, ref, root, join, site.list_node, judged)
+        return
     if info.role in {"tool", "hook"}:
         return  # build tools are not linked into what the package ships
-    site = semantic.input_site(root)
+    place = ctx.place(root)
+    if place.is_shell or place.is_module:
+        return  # no package ships these inputs: nothing reaches a runtime closure or a dependent
     attrs = {site.attr} if site is not None else set(semantic.input_attrs(root)) if _list_element(root) is not None else set()
     if era == "symlink-farm":
         where = sorted(attrs & HOST_SIDE_INPUTS)
@@ -149,6 +188,8 @@ def _check_interpolation(ctx: Context, ref: CudaRef, root: Node, judged: list[tu
     directory, entry = match.group(1), match.group(2) or ""
     if directory == "lib" and (entry == "stubs" or entry.endswith(".a")):
         return  # stubs move between outputs across releases; static archives are CUDA201's
+    if directory == "lib" and (entry.startswith("libcuda.") or _links_libcuda(ctx, interpolation)):
+        return  # libcuda is the driver, not in `lib`: the stubs at link time, the driver at run time
     era = ctx.target.era.id
     output = {"lib": "lib", "bin": "bin", "include": "include" if era == "split-redist" else "dev"}[directory]
     if not _outputs.in_every(judged, output):
@@ -156,34 +197,56 @@ def _check_interpolation(ctx: Context, ref: CudaRef, root: Node, judged: list[tu
     assert following is not None
     span = (interpolation.start_byte, following.start_byte + 1 + len(directory))
     call = _outputs.getter_call(ctx, root, output, text(root))
-    getter = call[0] if call is not None else f"lib.{_outputs.GETTERS.get(output, output)} {text(root)}"
+    getter = call[0] if call is not None else f"lib.{_outputs.getter(ctx, output)} {text(root)}"
     fix = None
     if call is not None:
         fix = Fix(f"Use `{call[0]}`", Applicability.SAFE, (Edit(root.start_byte, root.end_byte, call[0]), *call[1]))
-    ctx.report(
-        span,
-        f"`{ctx.source.slice(*span)}` points into `{ref.package}`'s nearly empty `out`: `/{directory}` is in its "
-        f"`{output}` output; write `${{{getter}}}/{directory}`",
-        fixes=[fix],
-    )
+    ctx.report(span, f"`{ctx.source.slice(*span)}` is in the nearly empty `out` of `{ref.package}`; write `${{{getter}}}/{directory}`", fixes=[fix])
+
+
+def _links_libcuda(ctx: Context, interpolation: Node) -> bool:
+    """`-lcuda` in the string or shell line holding `-L${cuda_cudart}/lib`."""
+    string = interpolation.parent
+    shell = ctx.semantic.shell_text(string) if string is not None else None
+    line = shell.line_at(interpolation.start_byte) if shell is not None else None
+    written = line.code if line is not None else text(string).encode("utf-8")
+    return _LINKS_LIBCUDA.search(written) is not None
+
+
+def _check_join(ctx: Context, ref: CudaRef, root: Node, join: Call, site_list: Node | None, judged: list[tuple[str, ...]]) -> None:
+    """A bare multi-output package in a join's `paths` contributes its `out` (`symlinkJoin`) or
+    `meta.outputsToInstall` (`buildEnv`: `bin` where there is one, else `out`), not its headers
+    or libraries."""
+    if join.name == "buildEnv" and any(
+        binding.type == "binding" and attrpath_names(binding.child_by_field_name("attrpath")) == ["extraOutputsToInstall"] for binding in bindings_of(join.attrset)
+    ):
+        return  # the join names the outputs it installs
+    gets = "bin" if join.name == "buildEnv" and _outputs.in_every(judged, "bin") else "out"
+    wanted = [o for o in _JOINED[ctx.target.era.id] if o != gets and _outputs.in_every(judged, o)]
+    if not wanted:
+        return
+    calls = _outputs.getter_calls(ctx, root, wanted, text(root))
+    outputs = [f"({c})" for c in calls[0]] if calls is not None else [f"(lib.{_outputs.getter(ctx, o)} {text(root)})" for o in wanted]
+    fix = None
+    # appended beside the package, whose `out` may still hold files no other output has
+    added = edits.append_to_list(ctx.source, site_list, outputs) if calls is not None and site_list is not None else None
+    if added is not None:
+        fix = Fix("Also join the outputs that hold its files", Applicability.UNSAFE, (added, *calls[1]), isolation=f"join-{site_list.start_byte}")
+    only = "its nearly empty `out`" if gets == "out" else "its `bin` output"
+    ctx.report(root, f"`{text(root)}` in the `paths` of `{join.name}` adds only {only}; also join `{' '.join(outputs)}`", fixes=[fix])
 
 
 def _report_symlink_farm(ctx: Context, ref: CudaRef, root: Node, attr: str, judged: list[tuple[str, ...]]) -> None:
     package_text = text(flatten_apply(unparen(root))[1][-1]) if ref.getter is not None else text(root)
     named = [o for o in _SYMLINK_FARM_NAMED if _outputs.in_every(judged, o)]
     named_text = " ".join(f"{package_text}.{o}" for o in named) if named else f"{package_text}.<output>"
-    how = f"`{text(root)}` (getters return the whole package in this era)" if ref.getter is not None else f"`{text(root)}`"
     fix = None
     others = {o for outputs in judged for o in outputs} - {"out", "static", *named}
     element = _list_element(root)
     if named and not others and element is not None:
         fix = Fix(f"Name the outputs: `{named_text}`", Applicability.SAFE, (Edit(element.start_byte, element.end_byte, _separator(ctx, element).join(f"{package_text}.{o}" for o in named)),))
-    ctx.report(
-        root,
-        f"{how} in `{attr}`: in the symlink-farm era `out` links every output of `{ref.package}`, static libraries "
-        f"included, so all of them reach the runtime closure; name the outputs: `{named_text}`",
-        fixes=[fix],
-    )
+    # getters return the whole package in this era
+    ctx.report(root, f"`{text(root)}` in `{attr}` keeps every output of `{ref.package}` (static included) at run time; write `{named_text}`", fixes=[fix])
 
 
 def _report_propagated(ctx: Context, ref: CudaRef, root: Node, attr: str, judged: list[tuple[str, ...]]) -> None:
@@ -194,13 +257,8 @@ def _report_propagated(ctx: Context, ref: CudaRef, root: Node, attr: str, judged
         if call is not None:
             fix = Fix(f"Propagate `({call[0]})`", Applicability.UNSAFE, (Edit(element.start_byte, element.end_byte, f"({call[0]})"), *call[1]))
     # the split-redist era stopped `dev` from propagating `static`
-    propagated = "`dev` and `static` outputs" if ctx.target.era.id == "multi-output" and _outputs.in_every(judged, "static") else "`dev` output"
-    ctx.report(
-        root,
-        f"`{text(root)}` in `{attr}` propagates its {propagated} to every dependent; propagate the libraries "
-        f"only: `(lib.getLib {text(root)})`",
-        fixes=[fix],
-    )
+    propagated = "`dev` and `static`" if ctx.target.era.id == "multi-output" and _outputs.in_every(judged, "static") else "`dev`"
+    ctx.report(root, f"`{text(root)}` in `{attr}` hands its {propagated} to every dependent; propagate `(lib.getLib {text(root)})`", fixes=[fix])
 
 
 def _declares_dev_output(input_binding: Node) -> bool:

@@ -1,19 +1,27 @@
-"""`symlinkJoin` or `buildEnv` over CUDA packages: the "cuda-merged" / `cudatoolkit_joined`
-pattern that rebuilds a monolithic toolkit out of the split redistributables.
+"""`symlinkJoin` or `buildEnv` over CUDA packages: the "cuda-merged" / `cudatoolkit_joined` pattern
+that rebuilds a monolithic toolkit out of the split redistributables.
 
 Reported once per call, on the builder's name, when its `paths` (a list, `with cudaPackages; [...]`,
 `lib.optionals`, `++`, a `let`-bound list or `inherit paths;`) contain CUDA packages or outputs.
-Not flagged: joins of other packages, and CUDA packages listed directly as inputs.
+Not flagged: joins of other packages, CUDA packages listed directly as inputs, and joins that
+stand in a dev shell or a NixOS/home-manager module (a shell that needs one CUDA root, such as
+`CUDA_HOME` for a pip-built extension, has no better answer there; CUDA202 still checks that
+the join names the outputs it needs). Packages and overrides get the finding.
 
 ## Why
 A join is a tree of symlinks, not the packages: it loses the redistributables' `nix-support`
 files, so their setup hooks (`cuda_nvcc`'s host-compiler pinning, the hook that sets
-`CUDAToolkit_ROOT`) and their propagated inputs do not apply, and joining whole packages pulls
-every output, static libraries of hundreds of MB included, into the closure of whatever
-references the join. It exists to imitate the old runfile layout for build systems that want one
-`CUDA_HOME`. Prefer listing the redistributables in `nativeBuildInputs` (`cuda_nvcc`) and
-`buildInputs` (`cuda_cudart`, the libraries): CMake's FindCUDAToolkit and most build systems find
-them through the setup hooks. Where a single root is truly needed, join only the outputs used.
+`CUDAToolkit_ROOT`) and their propagated inputs do not apply. It exists to imitate the old
+runfile layout for build systems that want one `CUDA_HOME`. Prefer listing the redistributables
+in `nativeBuildInputs` (`cuda_nvcc`) and `buildInputs` (`cuda_cudart`, the libraries): CMake's
+FindCUDAToolkit and most build systems find them through the setup hooks. Where a single root
+is truly needed, join only the outputs used.
+
+What joining a whole package brings depends on the era. Until PR #323056 (nixpkgs 24.11) a
+package's `out` held every file (one output) or linked every output (the symlink farm of PR
+#240498), so the join, and whatever references it, kept all of them, static libraries of
+hundreds of MB included: the message says so in these eras. Since then `out` is nearly empty and
+a join of a plain package misses its headers and libraries instead, which CUDA202 reports.
 There is no automatic fix: the replacement depends on how the build uses the join.
 
 ## Example
@@ -47,6 +55,7 @@ stdenv.mkDerivation {
 - https://nixos.org/manual/nixpkgs/unstable/#cuda
 - https://github.com/NixOS/nixpkgs/pull/240498
 - https://github.com/NixOS/nixpkgs/issues/232501
+- https://github.com/NixOS/nixpkgs/pull/323056
 """
 
 from __future__ import annotations
@@ -103,16 +112,17 @@ def check(node: Node, ctx: Context) -> None:
                 packages.append(ref.package)
     if not packages:
         return
+    place = ctx.place(call.node)
+    if place.is_shell or place.is_module:
+        return  # one CUDA root for a shell or a profile (`CUDA_HOME`) has no better answer
     function, _ = flatten_apply(call.node)
     named = ", ".join(f"`{p}`" for p in packages[:3]) + (", ..." if len(packages) > 3 else "")
-    archives = sizes.archives_note(ctx.reference, ctx.target, packages)
-    closure = f", and joining whole packages drags every output (static libraries included) into the closure{archives}" if whole else ""
-    ctx.report(
-        function,
-        f"`{call.name}` merges CUDA packages ({named}) into one tree: the join loses their setup hooks and "
-        f"propagated inputs{closure}; list the redistributables as inputs instead (build systems find them "
-        "through the setup hooks, e.g. `CUDAToolkit_ROOT`)",
-    )
+    # until PR #323056 a package's `out` held (or linked) every output; since, CUDA202 reports the
+    # bare packages, whose `out` is nearly empty
+    ships_all = whole and ctx.target.era.id in {"single-output", "symlink-farm"}
+    closure = " and ships all their outputs, static included" if ships_all else ""
+    archives = sizes.archives_note(ctx.reference, ctx.target, packages) if whole else ""
+    ctx.report(function, f"`{call.name}` of CUDA packages ({named}) loses their setup hooks and propagated inputs{closure}; list them as inputs{archives}")
 
 
 def _elements(ctx: Context, expression: Node | None, depth: int) -> Iterator[Node]:

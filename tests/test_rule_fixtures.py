@@ -57,6 +57,7 @@ def test_fire_fixture(pair: tuple[str, Path]) -> None:
     source = SourceFile(path.name, path.read_text(encoding="utf-8"))
     result = lint(source, settings_for(code, source.text))
     assert any(d.code == code for d in result.diagnostics), f"{path.name} does not trigger {code}"
+    assert not result.internal_errors, f"{path.name}: {result.internal_errors}"
     if code != SYNTAX_ERROR:
         assert result.syntax_errors == 0, f"{path.name} has syntax errors; fixtures must be valid Nix"
     rendered = render(code, path)
@@ -88,6 +89,7 @@ def test_silent_fixture(pair: tuple[str, Path]) -> None:
     result = lint(source, settings_for(code, source.text))
     found = [(source.location(d.start), d.message) for d in result.diagnostics if d.code == code]
     assert not found, f"{path.name} must not trigger {code}: {found}"
+    assert not result.internal_errors, f"{path.name}: {result.internal_errors}"
     if code != SYNTAX_ERROR:
         assert result.syntax_errors == 0, f"{path.name} has syntax errors"
 

@@ -92,3 +92,22 @@ def test_negated_conditions_flip_the_guard() -> None:
     assert (x_guard.text, x_guard.positive) == ('cudaAtLeast "11.4"', False)
     assert [(g.text, g.positive) for g in semantic.guards(variables["y"])] == [("c", False)]
     assert [(g.text, g.positive) for g in semantic.guards(variables["z"])] == [("c", True)]
+
+
+def test_lookup_table_is_an_attrset_keyed_by_versions() -> None:
+    text_ = """{ pkgs }:
+{
+  sets = { "11.8" = pkgs.cudaPackages_11_8; cuda12 = { toolkit = pkgs.cudaPackages_12.cuda_nvcc; }; };
+  named = { old = pkgs.cudaPackages_11_8; new = pkgs.cudaPackages_12; };
+  single = { "11.8" = pkgs.cudaPackages_11_8; };
+}
+"""
+    source = SourceFile("t.nix", text_)
+    semantic = Semantic(parse(source), source)
+    selects = {(text(n), n.start_byte): n for n in descendants(semantic.tree.root_node) if n.type == "select_expression"}
+    in_table = [key for key, n in selects.items() if semantic.lookup_table(n) is not None]
+    # the nested entry climbs to the version-keyed attrset; other attrsets and one-entry sets are not tables
+    assert sorted(t for t, _ in in_table) == ["pkgs.cudaPackages_11_8", "pkgs.cudaPackages_12.cuda_nvcc"]
+    table = semantic.lookup_table(selects[next(k for k in selects if k[0] == "pkgs.cudaPackages_12.cuda_nvcc")])
+    assert table is not None and len(table.entries) == 2
+    assert table.count(lambda entry: "cudaPackages_" in text(entry)) == 2
