@@ -141,7 +141,7 @@ def _report(ctx: Context, where: Node, name: str) -> None:
         if first is None or not (first.start_byte <= where.start_byte and where.end_byte <= first.end_byte):
             return  # a later entry of a version table: the table's first entry carries the finding
         entries = table.count(_mentions_versioned_set)
-        instead += f" (one finding for the table's {entries} entries, evaluated only when selected)" if entries > 1 else ""
+        instead += f" (one finding for the table's {entries} entries)" if entries > 1 else ""
     removal = ctx.reference.removed_set(name)
     if removal is not None and removal.throws_from is not None:
         if removal.throws_on(ctx.target.nixpkgs):

@@ -18,6 +18,11 @@ idiom nixpkgs itself uses), and `lib.getOutput` on a package whose `out` holds e
 target (`lib.getOutput "include" cuda_cccl`: out-only packages, and every package in the
 single-output and symlink-farm eras).
 
+Every context gets the finding (packages, dev shells, modules, overrides): a missing output
+fails evaluation wherever it is written. A version-keyed lookup table (`{ cuda12 =
+cuda_nvcc.dev; cuda13 = ...; }`) is one finding, on its first failing entry, which says how many
+entries fail: entries are evaluated only when selected.
+
 ## Why
 Selecting a missing attribute throws: `cuda_nvcc.dev` fails evaluation on 25.11 with "attribute
 'dev' missing" because the CUDA 13 rework (`buildRedist`) gave `cuda_nvcc` and `cuda_cccl` a
@@ -132,7 +137,7 @@ def _check_selection(ctx: Context, ref: CudaRef, select: Node) -> None:
         if first is not None and not (first.start_byte <= select.start_byte and select.end_byte <= first.end_byte):
             return  # a later entry of a version table: the table's first entry carries the finding
         entries = table.count(selects_missing)
-        table_note = f" (one finding for the table's {entries} entries, evaluated only when selected)" if entries > 1 else ""
+        table_note = f" (one finding for the table's {entries} entries)" if entries > 1 else ""
     span = (select.start_byte, component.end_byte)
     out_only = all(outputs == ("out",) for outputs in judged)
     package_text = ctx.source.slice(select.start_byte, _package_end(select, component))
@@ -140,7 +145,7 @@ def _check_selection(ctx: Context, ref: CudaRef, select: Node) -> None:
     portable = output in _outputs_anywhere(ctx, ref.package)
     getter = f"`(lib.{_outputs.getter(ctx, output)} {package_text})`"
     if out_only:
-        instead = f"write `{package_text}`" + (f" or {getter}" if portable else "")
+        instead = f"write `{package_text}`"  # the getter is the alternative fix
     else:
         instead = "select one of them" + (f" or {getter}" if portable else "")
     ctx.report(

@@ -10,6 +10,10 @@ itself lists `(lib.getOutput "static" cuda_cudart)` there), in `disallowedRequis
 non-input attributes, and a join used only at build time: as a build input or in the build
 environment (`env.CUDA_PATH`), also through let bindings derived from it.
 
+Every context gets the finding (packages, dev shells, modules, overrides): a static output never
+serves a run-time library path, a wrapper or a dependent, wherever it is written; in a dev shell
+or a module the closure kept alive is the shell's or the system profile's.
+
 ## Why
 CUDA static libraries approach or pass 1 GB (`libcublas`'s static output alone is several hundred
 MB: nixpkgs PR #253951 cut "1GB" from closures by keeping it out). They are only needed while
