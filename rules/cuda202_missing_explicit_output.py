@@ -161,21 +161,25 @@ def check(node: Node, ctx: Context) -> None:
         return
     if info.role in {"tool", "hook"}:
         return  # build tools are not linked into what the package ships
-    place = ctx.place(root)
-    if place.is_shell or place.is_module:
-        return  # no package ships these inputs: nothing reaches a runtime closure or a dependent
     attrs = {site.attr} if site is not None else set(semantic.input_attrs(root)) if _list_element(root) is not None else set()
     if era == "symlink-farm":
         where = sorted(attrs & HOST_SIDE_INPUTS)
         # only a linked library's directory ends up in a RUNPATH that keeps the farm alive
-        if where and _outputs.in_every(judged, "lib"):
+        if where and _outputs.in_every(judged, "lib") and _ships(ctx, root):
             _report_symlink_farm(ctx, ref, root, where[0], judged)
     elif ref.getter is None:
         where = sorted(attrs & PROPAGATED_HOST_INPUTS)
         if site is not None and _declares_dev_output(site.binding):
             return
-        if where and _outputs.in_every(judged, "lib") and _outputs.in_every(judged, "dev"):
+        if where and _outputs.in_every(judged, "lib") and _outputs.in_every(judged, "dev") and _ships(ctx, root):
             _report_propagated(ctx, ref, root, where[0], judged)
+
+
+def _ships(ctx: Context, node: Node) -> bool:
+    """Inputs of a package or an override reach a runtime closure or dependents; a dev shell's or
+    a module's do not."""
+    place = ctx.place(node)
+    return not (place.is_shell or place.is_module)
 
 
 def _check_interpolation(ctx: Context, ref: CudaRef, root: Node, judged: list[tuple[str, ...]]) -> None:
