@@ -126,18 +126,16 @@ def _check_selection(ctx: Context, ref: CudaRef, select: Node) -> None:
     component = _output_component(select, ref)
     if judged is None or component is None:
         return
+    fixes = _selection_fixes(ctx, ref, select, component, judged)
     table = ctx.semantic.lookup_table(select)
     table_note = ""
     if table is not None:
-
-        def selects_missing(entry: Node) -> bool:
-            return any(n.type == "select_expression" and _missing(ctx, ctx.semantic.cuda_ref(n)) for n in descendants(entry))
-
-        first = table.first(selects_missing)
-        if first is not None and not (first.start_byte <= select.start_byte and select.end_byte <= first.end_byte):
+        flagged = [n for entry in table.entries for n in descendants(entry) if n.type == "select_expression" and _missing(ctx, ctx.semantic.cuda_ref(n))]
+        if flagged and flagged[0] != select:
             return  # a later entry of a version table: the table's first entry carries the finding
-        entries = table.count(selects_missing)
+        entries = table.count(lambda entry: any(entry.start_byte <= n.start_byte and n.end_byte <= entry.end_byte for n in flagged))
         table_note = f" (one finding for the table's {entries} entries)" if entries > 1 else ""
+        fixes = _table_fixes(ctx, fixes, flagged[1:])
     span = (select.start_byte, component.end_byte)
     out_only = all(outputs == ("out",) for outputs in judged)
     package_text = ctx.source.slice(select.start_byte, _package_end(select, component))
@@ -148,11 +146,24 @@ def _check_selection(ctx: Context, ref: CudaRef, select: Node) -> None:
         instead = f"write `{package_text}`"  # the getter is the alternative fix
     else:
         instead = "select one of them" + (f" or {getter}" if portable else "")
-    ctx.report(
-        span,
-        f"`{ctx.source.slice(*span)}` does not exist: `{ref.package}` has only {have} here; {instead}{table_note}",
-        fixes=_selection_fixes(ctx, ref, span, package_text, out_only, portable),
-    )
+    ctx.report(span, f"`{ctx.source.slice(*span)}` does not exist: `{ref.package}` has only {have} here; {instead}{table_note}", fixes=fixes)
+
+
+def _table_fixes(ctx: Context, fixes: list[Fix], others: list[Node]) -> list[Fix]:
+    """The fixes of a table's first entry extended to its other failing entries (fix by fix, where
+    every entry offers the same kind); the table is one finding, so one fix repairs it whole."""
+    merged = [(fix, set(fix.edits)) for fix in fixes]
+    for other in others:
+        ref = ctx.semantic.cuda_ref(other)
+        component = _output_component(other, ref) if ref is not None else None
+        judged = _outputs.judged_outputs(ctx, ref.package) if ref is not None else None
+        theirs = _selection_fixes(ctx, ref, other, component, judged) if ref is not None and component is not None and judged is not None else []
+        merged = [
+            (fix, edits | set(their.edits))
+            for (fix, edits), their in zip(merged, theirs)
+            if their.applicability is fix.applicability and their.title.split("`")[0] == fix.title.split("`")[0]
+        ]
+    return [Fix(f"{fix.title} in every entry", fix.applicability, tuple(sorted(edits)), fix.isolation) for fix, edits in merged]
 
 
 def _check_get_output(ctx: Context, ref: CudaRef) -> None:
@@ -172,13 +183,16 @@ def _check_get_output(ctx: Context, ref: CudaRef) -> None:
     )
 
 
-def _selection_fixes(ctx: Context, ref: CudaRef, span: tuple[int, int], package_text: str, out_only: bool, portable: bool) -> list[Fix | None]:
+def _selection_fixes(ctx: Context, ref: CudaRef, select: Node, component: Node, judged: list[tuple[str, ...]]) -> list[Fix]:
     output = ref.output
     assert output is not None
-    fixes: list[Fix | None] = []
+    span = (select.start_byte, component.end_byte)
+    package_text = ctx.source.slice(select.start_byte, _package_end(select, component))
+    out_only = all(outputs == ("out",) for outputs in judged)
+    fixes: list[Fix] = []
     if out_only:
         fixes.append(Fix(f"Write `{package_text}` (its only output)", Applicability.SAFE, (Edit(span[0], span[1], package_text),)))
-    if portable:
+    if output in _outputs_anywhere(ctx, ref.package):
         call = _outputs.getter_call(ctx, ref.node, output, package_text)
         if call is not None:
             text_, changes = call

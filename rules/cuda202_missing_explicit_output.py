@@ -226,9 +226,10 @@ def _check_join(ctx: Context, ref: CudaRef, root: Node, join: Call, site_list: N
     ):
         return  # the join names the outputs it installs
     gets = "bin" if join.name == "buildEnv" and _outputs.in_every(judged, "bin") else "out"
-    wanted = [o for o in _JOINED[ctx.target.era.id] if o != gets and _outputs.in_every(judged, o)]
+    joined = {r.output for e in (site_list.children_by_field_name("element") if site_list is not None else ()) if (r := ctx.semantic.cuda_ref(e)) is not None and r.package == ref.package}
+    wanted = [o for o in _JOINED[ctx.target.era.id] if o not in {gets, *joined} and _outputs.in_every(judged, o)]
     if not wanted:
-        return
+        return  # the list joins its other outputs too
     calls = _outputs.getter_calls(ctx, root, wanted, text(root))
     outputs = [f"({c})" for c in calls[0]] if calls is not None else [f"(lib.{_outputs.getter(ctx, o)} {text(root)})" for o in wanted]
     fix = None

@@ -23,6 +23,7 @@ ERA_DEPENDENT = """\
 stdenv.mkDerivation {
   pname = "era-dependent";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cudaPackages.cuda_nvcc ];
   buildInputs = [
     cudaPackages.cuda_cudart # 24.05: CUDA202
