@@ -250,12 +250,33 @@ def package_reference(source: SourceFile, semantic: Semantic, ref: CudaRef, pack
         return f"{set_name}.{package}", []  # `with pkgs; [ ... ]` provides the set
     function = semantic.top_function()
     formals = function.child_by_field_name("formals") if function is not None else None
+    if formals is not None and _scope_member(formals):
+        # called by a CUDA package set's `callPackage` (`{ cuda_nvcc, cudatoolkit, ... }:`): its
+        # packages are formals; a `cudaPackages` formal would be the top-level default release
+        edit = add_formal(source, formals, package)
+        return package, [edit] if edit is not None else []
     if formals is None or is_bound(semantic, node, "pkgs"):
         # a `pkgs` in scope (`{ pkgs ? import <nixpkgs> { } }:` for nix-shell, whose callers pass
         # nothing else) spells the set; a new formal would be a required argument nobody passes
         return f"pkgs.cudaPackages.{package}" if is_bound(semantic, node, "pkgs") else f"cudaPackages.{package}", []
     edit = add_formal(source, formals, "cudaPackages")
     return f"cudaPackages.{package}", [edit] if edit is not None else []
+
+
+# Attributes only a CUDA package set's scope passes to `callPackage`.
+_SCOPE_ONLY = frozenset({"cudaMajorMinorVersion", "cudaMajorVersion", "cudaVersion", "cudaOlder", "cudaAtLeast", "flags", "backendStdenv"})
+
+
+# CUDA packages that nixpkgs also has at the top level (`cudnn`, `nccl`): as formals they say nothing.
+_ALSO_TOP_LEVEL = frozenset({"cudnn", "nccl", "cutensor", "tensorrt"})
+
+
+def _scope_member(formals: Node) -> bool:
+    """Formals of a file called by a CUDA package set (`{ cuda_nvcc, flags, ... }:`)."""
+    names = formal_names(formals)
+    if "cudaPackages" in names:
+        return False
+    return any(n in _SCOPE_ONLY or (catalog.is_cuda_package(n) and n not in _ALSO_TOP_LEVEL and not catalog.is_runfile_toolkit(n) and catalog.role(n) != "hook") for n in names)
 
 
 def is_attrset(node: Node | None) -> bool:
@@ -359,15 +380,58 @@ def _delete_emptied(source: SourceFile, site_binding: Node, sole: Node) -> Edit:
     if parent is not None and parent.type == "binary_expression":
         left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
         if right == sole:
+            if parent == unparen(value) and _is_previous_value(left, site_binding):
+                return delete_element(source, site_binding)  # `x = old.x or [ ];` would be a no-op
             return Edit(left.end_byte, sole.end_byte, "")
         if left == sole:
             return Edit(sole.start_byte, right.start_byte, "")
     return Edit(sole.start_byte, sole.end_byte, "[ ]")
 
 
+def _is_previous_value(node: Node, binding: Node) -> bool:
+    """`old.x or [ ]` / `old.x` / `(prevAttrs.x or [])` in the binding of `x` inside an override:
+    the list as it was before, so a binding left with only it changes nothing."""
+    node = unparen(node)
+    if node is None:
+        return False
+    if node.type == "binary_expression" or node.type == "select_expression" and node.child_by_field_name("default") is not None:
+        default = node.child_by_field_name("default")
+        if default is not None and default.type == "list_expression" and not list_elements(default):
+            node = unparen(node.child_by_field_name("expression"))
+        elif node.type == "binary_expression":
+            return False
+    names = attrpath_names(binding.child_by_field_name("attrpath"))
+    if node is None or node.type != "select_expression" or node.child_by_field_name("default") is not None:
+        return False
+    owner = binding.parent.parent if binding.parent is not None else None
+    override, previous = _override_argument(owner) if owner is not None else (False, None)
+    base = node.child_by_field_name("expression")
+    return override and previous is not None and text(base) == previous and attrpath_names(node.child_by_field_name("attrpath")) == names
+
+
+def _holds_item(value: Node, item: str) -> bool:
+    """An element written `item` already sits in some list of the value (any guard)."""
+    return any(candidate.type == "list_expression" and any(text(e) == item for e in list_elements(candidate)) for candidate in descendants(value))
+
+
+def add_input_item(source: SourceFile, site: InputSite, attrset: Node, attr: str, item: str) -> list[Edit] | None:
+    """Edits making `item` a member of input `attr` of `attrset`, under the same `optionals`
+    guard as `site` (the element it accompanies); [] when it is already there, None when it
+    cannot be written safely."""
+    guard: str | None = None
+    if site.list_node is not None and site.binding is not None and site.binding.type == "binding":
+        ok, guard, _ = _guard_prefix(source, site.list_node, site.binding)
+        if not ok:
+            return None
+    return _append_input(source, attrset, attr, item, guard)
+
+
 def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, prefix: str | None) -> list[Edit] | None:
-    """Edits making `text_` an item of `attr`, under the guard `prefix` (`lib.optionals c `)."""
+    """Edits making `text_` an item of `attr`, under the guard `prefix` (`lib.optionals c `);
+    nothing when an element written `text_` is already in it."""
     binding = find_binding(attrset, attr)
+    if binding is not None and binding_value(binding) is not None and _holds_item(binding_value(binding), text_):
+        return []
     if binding is None:
         override, previous = _override_argument(attrset)
         if override:

@@ -61,15 +61,18 @@ from __future__ import annotations
 import functools
 import re
 import weakref
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from cudalint import catalog, edits, sizes
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.reference import Target
+from cudalint.rules._runtime_closure import runtime_use
 from cudalint.semantic import CudaRef, InputSite
 from cudalint.source import SourceFile
-from cudalint.syntax import ancestors, attrpath_names, identifier_name, text, unparen
+from cudalint.syntax import ancestors, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, identifier_name, last_name, outermost_apply, string_literal, text, unparen
 
 RULE = Rule(
     code="CUDA001",
@@ -85,8 +88,39 @@ RULE = Rule(
 METADATA = frozenset({"version", "name", "pname", "majorVersion", "majorMinorVersion", "meta", "passthru", "src"})
 # Inputs where the toolkit serves as the compiler (`depsBuildBuild` too): `cuda_nvcc` replaces it there.
 COMPILER_INPUTS = catalog.NATIVE_INPUTS | {"depsBuildBuild"}
+# Lists of a dev shell or an FHS environment: everything in them is on PATH and in the search paths.
+SHELL_LISTS = frozenset({"packages", "targetPkgs", "multiPkgs", "paths"}) | catalog.NATIVE_INPUTS | catalog.HOST_INPUTS
 _OLD_CUDA = re.compile(r'\b(?:cudaOlder|versionOlder\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)(?:\.(\d+))?')
 _NEW_CUDA = re.compile(r'\b(?:cudaAtLeast|versionAtLeast\s+[\w.]*(?:cudaVersion|cudaMajorMinorVersion|version))\s+"(\d+)(?:\.(\d+))?')
+# Variables that name one directory holding the whole CUDA installation.
+_ROOT_VARIABLE = re.compile(r"^(?:CUDA_?(?:TOOLKIT_)?(?:PATH|HOME|ROOT|ROOT_DIR|DIR|INSTALL_DIR|INSTALL_PATH)|CUDAToolkit_ROOT|CUDA_TOOLKIT_ROOT_DIR|xla_gpu_cuda_data_dir)$", re.I)
+_SEARCH_VARIABLE = re.compile(r"^(?:NIX_)?(?:LD_)?LIBRARY_PATH$|^NIX_LD_LIBRARY_PATH$")
+# A name assigned just before an interpolation: `export CUDA_PATH=${...}`, `"-DCUDA_HOME=${...}"`.
+_ASSIGNED = re.compile(r"(?:^|[\s\"'-])-?D?([A-Za-z_][A-Za-z0-9_]*)=[\"']?$")
+# Evidence that the file compiles CUDA code with nvcc (so a replacement must keep `cuda_nvcc`).
+_RUNS_NVCC = re.compile(
+    r"(?<![\w-])nvcc\b|CMAKE_CUDA|enable_language\s*\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b|\.cu\b|\bCUDA_HOME\b|\bCUDA_PATH\b|"
+    r"CUDAToolkit_ROOT|CUDA_TOOLKIT_ROOT_DIR|TORCH_CUDA_ARCH_LIST|cpp_extension|CUDAExtension|gencode"
+)
+_BUILD_SYSTEM = re.compile(r"\b(?:cmake|meson|bazel|scons|setuptools)\b")
+# Packages built against one runfile toolkit release (`cudnn_cudatoolkit_11_2`): they move with it.
+_TIED = re.compile(r"\b(?:cudnn|nccl|cutensor|libtorch|magma)\w*_cudatoolkit_\d+(?:_\d+)*\b")
+_VERSIONED = re.compile(r"(?:cudatoolkit|cudaPackages)_(\d+)(?:_(\d+))?$")
+# The oldest CUDA release with redistributables (nixpkgs' cudaPackages_11_4).
+FIRST_REDIST = (11, 4)
+
+
+@dataclass
+class Advice:
+    message: str
+    fixes: list[Fix | None] = field(default_factory=list)
+    severity: Severity | None = None
+    groupable: bool = True  # equal advice for neighbours on one line is one finding
+    subject: str | None = None  # the variable named first in the message, when neighbours differ only by it
+
+    @property
+    def key(self) -> str:
+        return self.message.replace(f"`{self.subject}`", "`*`", 1) if self.subject else self.message
 
 
 @RULE
@@ -99,42 +133,292 @@ def check(node: Node, ctx: Context) -> None:
         _check_redefinition(node, ctx)
 
 
-def _check_reference(variable: Node, ctx: Context) -> None:
-    semantic = ctx.semantic
-    root = semantic.reference_root(variable)
-    ref = semantic.cuda_ref(root)
+def _toolkit_root(variable: Node, ctx: Context) -> tuple[Node, CudaRef] | None:
+    """The whole toolkit reference `variable` starts, when it is one to report."""
+    root = ctx.semantic.reference_root(variable)
+    ref = ctx.semantic.cuda_ref(root)
     if ref is None or not catalog.is_runfile_toolkit(ref.package) or ref.via in {"let", "inherit"}:
+        return None
+    if ref.output in METADATA or _is_exempt(root, ctx) or runtime_use(root, ctx) is not None:
+        return None  # runtime references (wrappers, RPATHs, installed files) are CUDA204's
+    return root, ref
+
+
+def _check_reference(variable: Node, ctx: Context) -> None:
+    found = _toolkit_root(variable, ctx)
+    if found is None:
         return
-    if ref.set_name is None and _removed_on_target(ref.package, ctx):
-        return  # a versioned top-level toolkit the target deprecated or removed: CUDA006 reports it
-    if ref.output in METADATA or _is_exempt(root, ctx):
-        return
-    described = text(root) if len(text(root)) <= 60 else ref.package
+    root, ref = found
+    advice = _advice(root, ref, ctx)
+    span = (root.start_byte, root.end_byte)
+    if advice.groupable:
+        group = [(r, a) for r, a in _neighbours(root, ctx) if a.key == advice.key]
+        if group and group[0][0] != root:
+            return  # reported with the first of its line
+        if len(group) > 1:
+            span = (group[0][0].start_byte, group[-1][0].end_byte)
+            advice.fixes = [_cc_fix(ref, ctx, [r for r, _ in group])] if ref.output == "cc" and advice.fixes else []
+            subjects = list(dict.fromkeys(a.subject for _, a in group if a.subject))
+            if len(subjects) > 1:
+                advice.message = _plural(advice.message, subjects)
+    ctx.report(span, advice.message, fixes=advice.fixes, severity=advice.severity)
+
+
+def _neighbours(root: Node, ctx: Context) -> list[tuple[Node, Advice]]:
+    """Toolkit references on `root`'s line in the same string or list (itself included), with
+    their advice: one construct, one finding."""
+    container = root.parent
+    if container is not None and container.type == "interpolation":
+        container = container.parent
+        candidates = [c.named_children[0] for c in container.children if c.type == "interpolation" and c.named_children]
+    elif container is not None and container.type == "list_expression":
+        candidates = edits.list_elements(container)
+    else:
+        return []
+    line = ctx.source.line_of(root.start_byte)
+    found = []
+    for candidate in candidates:
+        if ctx.source.line_of(candidate.start_byte) != line:
+            continue
+        variable = next((n for n in descendants(candidate) if n.type == "variable_expression"), None)
+        other = _toolkit_root(variable, ctx) if variable is not None else None
+        if other is not None and other[0] == candidate:
+            found.append((candidate, _advice(candidate, other[1], ctx)))
+    return found
+
+
+_VERBS = {"points": "point", "joins": "join", "is": "are", "puts": "put", "installs": "install", "gives": "give"}
+
+
+def _plural(message: str, subjects: list[str]) -> str:
+    """The message of the first subject, said of all of them (`a` and `b` point ...)."""
+    first = f"`{subjects[0]}` "
+    verb = message[len(first) :].split(" ", 1)[0]
+    return " and ".join(f"`{s}`" for s in subjects) + " " + _VERBS.get(verb, verb) + message[len(first) + len(verb) :]
+
+
+def _advice(root: Node, ref: CudaRef, ctx: Context) -> Advice:
+    semantic = ctx.semantic
+    described = text(root) if len(text(root)) <= 40 else ref.package
+    blocked = _release_block(ref, ctx)
     if ref.output == "cc":
-        ctx.report(
-            root,
-            f"`{described}` is the runfile toolkit's host compiler; use `cudaPackages.backendStdenv.cc`, the compiler nvcc supports",
-            fixes=[_cc_fix(ref, ctx)],
+        if blocked:
+            return Advice(f"`{described}` is the runfile toolkit's host compiler; {blocked}")
+        return Advice(f"`{described}` is the runfile toolkit's host compiler: use `cudaPackages.backendStdenv.cc`", [_cc_fix(ref, ctx)])
+    argument = _override_argument(root)
+    if argument is not None:
+        return Advice(
+            f"`{argument}` takes the runfile toolkit; on nixpkgs whose package takes `cudaPackages`, override that instead",
+            severity=Severity.INFO,
         )
-        return
+    place = ctx.place(root)
+    variable, trailing = _assigned_variable(root, ctx)
+    if variable is not None and _ROOT_VARIABLE.match(variable) and not trailing:
+        if place.is_package or place.is_override:
+            return Advice(f"`{variable}` points at the whole runfile toolkit: use `cuda_nvcc` in `nativeBuildInputs` (its hook finds the rest) or a join of what the build uses", subject=variable)
+        return Advice(
+            f"`{variable}` points at the whole runfile toolkit: a `symlinkJoin` of the redistributables you use serves too (`cuda_nvcc` if only nvcc runs)",
+            severity=Severity.INFO,
+            subject=variable,
+        )
+    if (variable is not None and _SEARCH_VARIABLE.match(variable)) or semantic.search_path_call(root) is not None or _flag_before(root, ctx, "-L") or _feeds_search_path(root, ctx):
+        return Advice(f"`{described}` puts every CUDA library on the search path: list the ones used (`cuda_cudart`, `libcublas`, ...)", subject=described)
     site = semantic.input_site(root)
     attr = site.attr if site is not None else None
+    path = semantic.binding_path(root)
+    if place.is_module and _is_profile(path):
+        return Advice(f"`{described}` installs the whole runfile toolkit in a profile: put `cuda_nvcc` and the libraries you build against in a dev shell", subject=described)
+    call = semantic.enclosing_call(root)
+    if attr == "paths" and call is not None and call.name in catalog.JOIN_BUILDERS:
+        return Advice(f"`{described}` joins the whole runfile toolkit: join only the redistributables its users need (`cuda_nvcc`, `cuda_cudart`, ...)", subject=described)
+    if place.is_module and path[-2:] == ("nix-ld", "libraries"):
+        return Advice(f"`{described}` gives nix-ld the whole toolkit: list the libraries programs load (`cuda_cudart`, `libcublas`, ...)", subject=described)
+    if place.is_shell and site is None and root.parent is not None and root.parent.type == "list_expression" and path[-1:] and path[-1] in SHELL_LISTS:
+        site = InputSite("packages", root.parent, root, root.parent)  # an FHS env's `targetPkgs = p: [ ... ]`
+        attr = "packages"
+    if blocked:
+        return Advice(f"`{described}` is the runfile toolkit; {blocked}", groupable=False)
+    if place.is_shell and attr in SHELL_LISTS:
+        packages = _shell_packages(site, ctx)
+        return Advice(f"`{described}` is the whole runfile toolkit: list {_names(packages)} and the libraries you use", _replacement_fixes(ref, site, ctx, packages), groupable=False)
     if attr in COMPILER_INPUTS:
-        advice = "use `cuda_nvcc` here"
-    elif attr in catalog.HOST_INPUTS:
-        advice = "use `cuda_cudart`, `cuda_cccl` and the CUDA libraries the package links (`libcublas`, `libcufft`, ...)"
-    else:
-        advice = "depend on the split redistributables instead (`cuda_nvcc` to compile, `cuda_cudart`, `cuda_cccl` and the libraries it links)"
-    ctx.report(
-        root,
-        f"`{described}` is the monolithic runfile CUDA toolkit (closures of 3-6 GB): {advice}",
-        fixes=_replacement_fixes(ref, attr, site, ctx),
+        return Advice(f"`{described}` is the runfile toolkit: use `cuda_nvcc` here", _replacement_fixes(ref, site, ctx, ["cuda_nvcc"]), groupable=False)
+    if attr in catalog.HOST_INPUTS and _patches_binaries(ctx):
+        return Advice(f"`{described}` is the runfile toolkit: list the CUDA libraries the patched binaries load (`libcublas`, `cudnn`, ...)", groupable=False)
+    if attr in catalog.HOST_INPUTS:
+        nvcc = _nvcc_missing(site, ctx)
+        also = ", with `cuda_nvcc` in `nativeBuildInputs`" if nvcc else ""
+        return Advice(
+            f"`{described}` is the runfile toolkit: use `cuda_cudart`, `cuda_cccl` and the CUDA libraries it links{also}",
+            _replacement_fixes(ref, site, ctx, ["cuda_cudart", "cuda_cccl"], nvcc=nvcc),
+            groupable=False,
+        )
+    return Advice(f"`{described}` is the runfile toolkit: use the redistributables it needs (`cuda_nvcc`, `cuda_cudart`, libraries)", subject=described)
+
+
+def _is_profile(path: tuple[str, ...]) -> bool:
+    """`environment.systemPackages`, `home.packages`, `users.users.<name>.packages`."""
+    rooted = path[1:] if path[:1] == ("config",) else path
+    return rooted[:2] in {("environment", "systemPackages"), ("home", "packages")} or (rooted[:2] == ("users", "users") and rooted[-1:] == ("packages",))
+
+
+def _release(ref: CudaRef) -> tuple[int, int | None] | None:
+    """The CUDA release a versioned toolkit names: `cudatoolkit_11` -> (11, None),
+    `cudaPackages_11_8.cudatoolkit` -> (11, 8); None for the unversioned one."""
+    for name in (ref.package, ref.set_name or ""):
+        match = _VERSIONED.match(name)
+        if match:
+            return int(match.group(1)), int(match.group(2)) if match.group(2) else None
+    return None
+
+
+def _release_block(ref: CudaRef, ctx: Context) -> str | None:
+    """Why no replacement keeps this toolkit's CUDA release, or None when one does."""
+    tied = _TIED.search(ctx.source.text)
+    release = _release(ref)
+    if release is None:
+        return f"`{tied.group(0)}` is built against it: move both to the redistributables together (no fix)" if tied else None
+    major, minor = release
+    spelled = f"{major}.{minor}" if minor is not None else str(major)
+    if (major, minor if minor is not None else 99) < FIRST_REDIST:
+        return f"CUDA {spelled} has no redistributables: move to CUDA 11.4 or later first (no fix)"
+    if _release_target(ref, ctx) is None:
+        return f"the target nixpkgs has no CUDA {spelled} redistributables and a fix must not change the release"
+    if tied:
+        return f"`{tied.group(0)}` is built against it: move both to the redistributables together (no fix)"
+    return None
+
+
+def _release_target(ref: CudaRef, ctx: Context) -> Target | None:
+    """The target narrowed to the versioned toolkit's release, when the target's nixpkgs has it."""
+    release = _release(ref)
+    if release is None:
+        return ctx.target
+    major, minor = release
+    set_name = f"cudaPackages_{major}" + (f"_{minor}" if minor is not None else "")
+    removed = ctx.reference.removed_set(set_name)
+    if removed is not None and removed.throws_on(ctx.target.nixpkgs):
+        return None
+    releases = [r for r in ctx.target.era.releases if r == f"{major}.{minor}" or (minor is None and r.split(".")[0] == str(major))]
+    if not releases:
+        return None
+    return Target(ctx.target.nixpkgs, ctx.target.era, (releases[-1],), True)
+
+
+def _override_argument(root: Node) -> str | None:
+    """`pkg.override { cudatoolkit = <root>; }` / `callPackage f { cudatoolkit = <root>; }`: the
+    argument's name, when `root` is the whole value of a toolkit-named argument."""
+    binding = root.parent
+    while binding is not None and binding.type == "parenthesized_expression":
+        binding = binding.parent
+    if binding is None or binding.type != "binding" or unparen(binding_value(binding)) != unparen(root):
+        return None
+    names = attrpath_names(binding.child_by_field_name("attrpath"))
+    attrset = binding.parent.parent if binding.parent is not None else None
+    holder = attrset.parent if attrset is not None else None
+    if len(names) != 1 or not catalog.is_runfile_toolkit(names[0]) or holder is None or holder.type != "apply_expression":
+        return None
+    function, arguments = flatten_apply(outermost_apply(holder))
+    if not arguments or arguments[-1] != attrset or last_name(function) not in catalog.OVERRIDE_FUNCTIONS | {"callPackage", "callPackages"}:
+        return None
+    return names[0]
+
+
+def _assigned_variable(root: Node, ctx: Context) -> tuple[str | None, bool]:
+    """The variable the reference is the value of (`CUDA_PATH = cudatoolkit;`, `env.CUDA_HOME =
+    "${cudatoolkit}";`, `export CUDA_PATH=${cudatoolkit}`, numtide devshell's `{ name = "CUDA_PATH";
+    value = ...; }`), and whether a path follows it (`${cudatoolkit}/lib`)."""
+    interpolation = root.parent
+    if interpolation is not None and interpolation.type == "interpolation":
+        string = interpolation.parent
+        data = ctx.source.data
+        after = data[interpolation.end_byte : interpolation.end_byte + 1]
+        trailing = after == b"/" and data[interpolation.end_byte : interpolation.end_byte + 2] not in (b"/:", b'/"')
+        line_start = max(ctx.source.line_start(ctx.source.line_of(interpolation.start_byte)), string.start_byte + 1)
+        before = data[line_start : interpolation.start_byte].decode("utf-8", "replace")
+        match = _ASSIGNED.search(before)
+        if match:
+            return match.group(1), trailing
+        if before.strip(" '\"") or any(c.type == "interpolation" and c != interpolation for c in string.children):
+            return None, trailing
+        return _binding_name(string, ctx), trailing
+    return _binding_name(root, ctx), False
+
+
+def _binding_name(node: Node, ctx: Context) -> str | None:
+    path = ctx.semantic.binding_path(node)
+    if path[-1:] == ("value",):
+        attrset = ctx.semantic.enclosing_binding(node).parent.parent
+        named = next((b for b in bindings_of(attrset) if b.type == "binding" and attrpath_names(b.child_by_field_name("attrpath")) == ["name"]), None)
+        return string_literal(binding_value(named)) if named is not None else None
+    if path and unparen(binding_value(ctx.semantic.enclosing_binding(node))) in (node, unparen(node)):
+        return path[-1]
+    return None
+
+
+def _feeds_search_path(root: Node, ctx: Context) -> bool:
+    """`libs = [ cudatoolkit ... ];` in a `let` whose list goes to `lib.makeLibraryPath`."""
+    binding = ctx.semantic.let_binding_holding(root)
+    if binding is None:
+        return False
+    name = attrpath_names(binding.child_by_field_name("attrpath"))[0]
+    return any(ctx.semantic.search_path_call(use) is not None for use in ctx.semantic.uses(name, binding))
+
+
+def _flag_before(root: Node, ctx: Context, flag: str) -> bool:
+    interpolation = root.parent
+    if interpolation is None or interpolation.type != "interpolation":
+        return False
+    return ctx.source.data[max(0, interpolation.start_byte - len(flag)) : interpolation.start_byte] == flag.encode()
+
+
+def _runs_nvcc(ctx: Context) -> bool:
+    """The file compiles CUDA code, or builds with a build system that may (CMake's CUDA language
+    finds nvcc on PATH, where the toolkit in `buildInputs` put it without `strictDeps`)."""
+    return _RUNS_NVCC.search(ctx.source.text) is not None or _BUILD_SYSTEM.search(ctx.source.text) is not None
+
+
+def _patches_binaries(ctx: Context) -> bool:
+    """Prebuilt binaries whose libraries `autoPatchelfHook` resolves from the inputs: which of the
+    toolkit's libraries they load is not in the file, so no replacement is safe."""
+    return "autoPatchelf" in ctx.source.text
+
+
+def _other_inputs(site: InputSite, ctx: Context) -> list[tuple[str, CudaRef]]:
+    """CUDA references in the other input lists of the attrset holding `site`."""
+    attrset = site.binding.parent.parent if site.binding is not None and site.binding.type == "binding" and site.binding.parent is not None else None
+    if attrset is None:
+        return []
+    found = []
+    for ref in ctx.semantic.cuda_refs():
+        other = ctx.semantic.input_site(ref.node)
+        if other is not None and other.binding != site.binding and other.binding.parent is not None and other.binding.parent.parent == attrset:
+            found.append((other.attr, ref))
+    return found
+
+
+def _compiler_elsewhere(site: InputSite, ctx: Context) -> bool:
+    """Another list of the same derivation or shell already provides nvcc (or a toolkit that
+    this rule turns into `cuda_nvcc` there)."""
+    return any(
+        ref.package == "cuda_nvcc" or (catalog.is_runfile_toolkit(ref.package) and attr in COMPILER_INPUTS) for attr, ref in _other_inputs(site, ctx)
     )
 
 
-def _removed_on_target(name: str, ctx: Context) -> bool:
-    change = ctx.reference.toplevel_change(name)
-    return change is not None and change.in_effect_on(ctx.target.nixpkgs)
+def _shell_packages(site: InputSite, ctx: Context) -> list[str]:
+    """A shell puts every list on PATH and in the search paths: the replacement keeps nvcc unless
+    another list has it, and the runtime unless another list keeps a toolkit for it."""
+    packages = [] if _compiler_elsewhere(site, ctx) else ["cuda_nvcc"]
+    others = _other_inputs(site, ctx)
+    if site.attr not in COMPILER_INPUTS or not any(catalog.is_runfile_toolkit(r.package) and a not in COMPILER_INPUTS for a, r in others):
+        packages += ["cuda_cudart", "cuda_cccl"]
+    return packages or ["cuda_nvcc"]
+
+
+def _nvcc_missing(site: InputSite, ctx: Context) -> bool:
+    """The derivation runs nvcc, which the toolkit in its host inputs provided, and nothing else
+    does: the replacement adds `cuda_nvcc` to `nativeBuildInputs`."""
+    return _runs_nvcc(ctx) and not _compiler_elsewhere(site, ctx)
 
 
 def _is_exempt(root: Node, ctx: Context) -> bool:
@@ -148,9 +432,33 @@ def _is_exempt(root: Node, ctx: Context) -> bool:
         operator = parent.child_by_field_name("operator")
         if operator is not None and operator.type in {"==", "!="}:
             return True
-    if any(a.type == "assert_expression" and a.child_by_field_name("condition") is not None and a.child_by_field_name("condition").start_byte <= root.start_byte < a.child_by_field_name("condition").end_byte for a in ancestors(root)):
+    if _in_assert(root) or _only_asserted(root, ctx):
         return True
     return any(_only_old_cuda(g.text, g.positive) for g in ctx.semantic.guards(root))
+
+
+def _in_assert(node: Node) -> bool:
+    return any(
+        a.type == "assert_expression" and (c := a.child_by_field_name("condition")) is not None and c.start_byte <= node.start_byte < c.end_byte
+        for a in ancestors(node)
+    )
+
+
+def _only_asserted(root: Node, ctx: Context) -> bool:
+    """`matches = hasDependency cudatoolkit;` in a `let` whose every use is inside an `assert`:
+    a metadata check, not a use of the toolkit."""
+    call = root.parent
+    while call is not None and call.type in {"apply_expression", "parenthesized_expression"}:
+        binding = call.parent
+        if binding is not None and binding.type == "binding" and binding_value(binding) == call:
+            owner = binding.parent.parent if binding.parent is not None else None
+            names = attrpath_names(binding.child_by_field_name("attrpath"))
+            if owner is None or owner.type != "let_expression" or len(names) != 1 or names[0] is None:
+                return False
+            uses = ctx.semantic.uses(names[0], binding)
+            return bool(uses) and all(_in_assert(use) for use in uses)
+        call = binding
+    return False
 
 
 def _only_old_cuda(condition: str, positive: bool) -> bool:
@@ -178,7 +486,7 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
     for attr in attrs.children_by_field_name("attr"):
         name = identifier_name(attr)
         if catalog.is_runfile_toolkit(name):
-            ctx.report(attr, f"`inherit (...) {name};` brings in the monolithic runfile CUDA toolkit: inherit the split redistributables you use (`cuda_nvcc`, `cuda_cudart`, `libcublas`, ...)")
+            ctx.report(attr, f"`inherit (...) {name};` brings in the runfile toolkit: inherit the redistributables you use (`cuda_nvcc`, `cuda_cudart`, ...)")
 
 
 def _in_passthru(node: Node) -> bool:
@@ -201,39 +509,86 @@ def _check_redefinition(binding: Node, ctx: Context) -> None:
         for v in _variables(value)
     ):
         return  # the toolkit reference in the value is reported itself
+    if value is not None and _names_redistributable(value):
+        return  # `cudatoolkit = final.cuda_nvcc;`: the deprecated name now means a split package, the remedy
     ctx.report(
         binding.child_by_field_name("attrpath"),
-        f"`{names[-1]}` redefines the monolithic runfile CUDA toolkit: override the split redistributables (`cuda_nvcc`, `cuda_cudart`, ...) instead",
+        f"`{names[-1]}` redefines the runfile toolkit: override the split redistributables (`cuda_nvcc`, `cuda_cudart`, ...) instead",
     )
 
 
-def _variables(node: Node):
-    from cudalint.syntax import descendants
+def _names_redistributable(value: Node) -> bool:
+    """The value names a split CUDA package (`final.cuda_nvcc`, `symlinkJoin { paths = [ cuda_cudart ]; }`)."""
+    for node in descendants(value):
+        if node.type == "identifier" and node.parent is not None and node.parent.type in {"attrpath", "variable_expression"}:
+            name = text(node)
+            if catalog.is_cuda_package(name) and not catalog.is_runfile_toolkit(name):
+                return True
+    return False
 
+
+def _variables(node: Node):
     return (n for n in descendants(node) if n.type == "variable_expression")
 
 
-def _cc_fix(ref: CudaRef, ctx: Context) -> Fix | None:
-    spelled, extra = edits.package_reference(ctx.source, ctx.semantic, ref, "backendStdenv")
-    return _with_formal_cleanup(ref, ctx, "Use `cudaPackages.backendStdenv.cc`", edits.replace(ref.node, spelled + ".cc"), extra)
+def _cc_fix(ref: CudaRef, ctx: Context, nodes: list[Node] | None = None) -> Fix | None:
+    """`cudatoolkit.cc` -> `cudaPackages.backendStdenv.cc`, at `nodes` (one line's uses) or at `ref`."""
+    spelled = _spell(ref, "backendStdenv", ctx)
+    if spelled is None:
+        return None
+    first, *others = [edits.replace(n, spelled[0] + ".cc") for n in (nodes or [ref.node])]
+    return _with_formal_cleanup(ref, ctx, "Use `cudaPackages.backendStdenv.cc`", first, spelled[1], others, replaced=1 + len(others))
 
 
-def _replacement_fixes(ref: CudaRef, attr: str | None, site: InputSite | None, ctx: Context) -> list[Fix | None]:
-    """The minimal replacement, and for host inputs a second one with the libraries the file
-    evidently uses; both write only packages the target release has."""
-    if attr is None or site is None or ref.output not in {None, "out", "lib", "dev", "bin"}:
+def _spell(ref: CudaRef, package: str, ctx: Context) -> tuple[str, list[Edit]] | None:
+    """How to write `package` of the toolkit's own CUDA release where `ref` is (None when that
+    cannot be written: a versioned toolkit taken as a formal)."""
+    release = _release(ref)
+    if release is None or ref.set_name is not None:
+        return edits.package_reference(ctx.source, ctx.semantic, ref, package)
+    set_name = _VERSIONED.sub(lambda m: "cudaPackages_" + m.group(1) + (f"_{m.group(2)}" if m.group(2) else ""), ref.package)
+    node = unparen(ref.node)
+    if node.type == "select_expression":
+        return f"{text(node.child_by_field_name('expression'))}.{set_name}.{package}", []
+    if ref.via == "toplevel":
+        return f"{set_name}.{package}", []  # free or from `with pkgs;`, like the toolkit's own name
+    return None
+
+
+def _replacement_fixes(ref: CudaRef, site: InputSite | None, ctx: Context, base: list[str], nvcc: bool = False) -> list[Fix | None]:
+    """The minimal replacement `base` (plus `cuda_nvcc` in `nativeBuildInputs` when `nvcc`), and
+    for lists that link a second one with the libraries the file evidently uses; both write only
+    packages of the toolkit's release that the target has."""
+    target = _release_target(ref, ctx)
+    if site is None or target is None or ref.output not in {None, "out", "lib", "dev", "bin"}:
         return []
-    exists = [p for p in (["cuda_nvcc"] if attr in COMPILER_INPUTS else ["cuda_cudart", "cuda_cccl"]) if ctx.reference.exists(p, ctx.target)]
-    if attr not in COMPILER_INPUTS and attr not in catalog.HOST_INPUTS or not exists:
+    exists = [p for p in base if ctx.reference.exists(p, target)]
+    if not exists or (nvcc and not ctx.reference.exists("cuda_nvcc", target)):
         return []
-    fixes = [_replacement_fix(ref, site, ctx, exists, "Replace the runfile toolkit with " + _names(exists))]
-    if attr in catalog.HOST_INPUTS:
+    native = _nvcc_edits(ref, site, ctx) if nvcc else []
+    if native is None:
+        return []
+    title = "Replace the runfile toolkit with " + _names(exists) + (" (and `cuda_nvcc` in `nativeBuildInputs`)" if nvcc else "")
+    fixes = [_replacement_fix(ref, site, ctx, exists, title, native)]
+    if site.attr not in COMPILER_INPUTS:
         listed = _packages_listed(site, ctx)
-        libraries = [p for p in _libraries_mentioned(ctx) if p not in exists and p not in listed and ctx.reference.exists(p, ctx.target)]
+        libraries = [p for p in _libraries_mentioned(ctx) if p not in exists and p not in listed and ctx.reference.exists(p, target)]
         if libraries:
             title = f"Replace the runfile toolkit with {_names(exists)} and the libraries this file uses ({_names(libraries)})"
-            fixes.append(_replacement_fix(ref, site, ctx, exists + libraries, title))
+            fixes.append(_replacement_fix(ref, site, ctx, exists + libraries, title, native))
     return fixes
+
+
+def _nvcc_edits(ref: CudaRef, site: InputSite, ctx: Context) -> list[Edit] | None:
+    """Edits adding `cuda_nvcc` to the `nativeBuildInputs` of the derivation whose host inputs
+    held the toolkit, under the same `optionals` guard; None when that cannot be written."""
+    attrset = site.binding.parent.parent if site.binding is not None and site.binding.parent is not None else None
+    spelled = _spell(ref, "cuda_nvcc", ctx)
+    if attrset is None or spelled is None or site.list_node is None:
+        return None
+    native = catalog.NATIVE_COUNTERPART.get(site.attr, "nativeBuildInputs")
+    added = edits.add_input_item(ctx.source, site, attrset, native, spelled[0])
+    return None if added is None else added
 
 
 def _packages_listed(site: InputSite, ctx: Context) -> set[str]:
@@ -278,22 +633,22 @@ def _library_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z0-9])(?:lib|-l|CUDA::)?(" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])" + switched_off)
 
 
-def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list[str], title: str) -> Fix | None:
+def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list[str], title: str, native: list[Edit]) -> Fix | None:
     spelled: list[str] = []
-    extra = []
+    extra: list[Edit] = []
     for package in packages:
-        written, more = edits.package_reference(ctx.source, ctx.semantic, ref, package)
-        spelled.append(written)
-        extra = extra or more
-    if site.list_node is None:
-        if site.element != ref.node and unparen(site.element) != unparen(ref.node):
+        written = _spell(ref, package, ctx)
+        if written is None:
             return None
+        spelled.append(written[0])
+        extra += [e for e in written[1] if e not in extra]
+    if site.element != ref.node and unparen(site.element) != unparen(ref.node):
+        return None
+    if site.list_node is None:
         replacement = edits.replace(ref.node, "[ " + " ".join(spelled) + " ]")
     else:
         present = {text(e) for e in edits.list_elements(site.list_node)}
         missing = [s for s in spelled if s not in present]
-        if site.element != ref.node and unparen(site.element) != unparen(ref.node):
-            return None
         if not missing:
             replacement = edits.delete_element(ctx.source, site.element)
         elif edits.is_multiline(ctx.source, site.list_node, edits.list_elements(site.list_node)) and len(missing) > 1:
@@ -301,22 +656,27 @@ def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list
             replacement = edits.replace(ref.node, (ctx.source.newline + indent).join(missing))
         else:
             replacement = edits.replace(ref.node, " ".join(missing))
-    fix = _with_formal_cleanup(ref, ctx, title, replacement, extra)
-    return sizes.with_download(fix, sizes.toolkit_download(ctx.reference, ctx.target, packages))
+    return _with_formal_cleanup(ref, ctx, title, replacement, extra, native)
 
 
-def _with_formal_cleanup(ref: CudaRef, ctx: Context, title: str, replacement: Edit, formal_additions: list[Edit]) -> Fix:
+def _with_formal_cleanup(
+    ref: CudaRef, ctx: Context, title: str, replacement: Edit, formal_additions: list[Edit], more: list[Edit] = (), replaced: int = 1
+) -> Fix:
     """Rewrites of a `cudatoolkit` formal's uses also drop the formal with its last use (renaming
-    it to `cudaPackages` when that formal is being added)."""
-    changes = [replacement, *formal_additions]
+    it to `cudaPackages` when that formal is being added). `more`: the fix's other edits;
+    `replaced`: how many uses of the formal the fix rewrites."""
+    changes = [replacement, *formal_additions, *more]
     isolation = None
     if ref.via == "formal" and ref.name_node.parent is not None:
         binding = ctx.semantic.resolve(ref.name_node.parent)
         if binding.node is not None and binding.node.type == "formal":
             isolation = f"CUDA001:formal:{binding.node.start_byte}"  # one pass per formal, not per name
-            if len(ctx.semantic.uses(ref.package, binding.node)) == 1:
+            if len(ctx.semantic.uses(ref.package, binding.node)) == replaced:
                 if formal_additions:
-                    changes = [replacement, edits.rename_formal(binding.node, "cudaPackages")]
+                    # the toolkit's formal becomes the first one added (`cudaPackages`, or
+                    # `cuda_cudart` in a package set's scope); the others are still added
+                    first = formal_additions[0].content.strip(" ,\n\r\t")
+                    changes = [replacement, edits.rename_formal(binding.node, first), *formal_additions[1:], *more]
                 else:
                     changes.append(edits.remove_formal(ctx.source, binding.node))
-    return Fix(title, Applicability.UNSAFE, tuple(changes), isolation)
+    return Fix(title, Applicability.UNSAFE, tuple(edits.merge_edits(changes)), isolation)
