@@ -389,24 +389,23 @@ def _delete_emptied(source: SourceFile, site_binding: Node, sole: Node) -> Edit:
 
 
 def _is_previous_value(node: Node, binding: Node) -> bool:
-    """`old.x or [ ]` / `old.x` / `(prevAttrs.x or [])` in the binding of `x` inside an override:
-    the list as it was before, so a binding left with only it changes nothing."""
+    """`old.x or [ ]` / `old.x` in the binding of `x` inside `overrideAttrs (old: { ... })`: the
+    list as it was before, so a binding left with only it changes nothing."""
     node = unparen(node)
-    if node is None:
+    if node is None or node.type != "select_expression":
         return False
-    if node.type == "binary_expression" or node.type == "select_expression" and node.child_by_field_name("default") is not None:
-        default = node.child_by_field_name("default")
-        if default is not None and default.type == "list_expression" and not list_elements(default):
-            node = unparen(node.child_by_field_name("expression"))
-        elif node.type == "binary_expression":
-            return False
-    names = attrpath_names(binding.child_by_field_name("attrpath"))
-    if node is None or node.type != "select_expression" or node.child_by_field_name("default") is not None:
+    default = unparen(node.child_by_field_name("default"))
+    if default is not None and (default.type != "list_expression" or list_elements(default)):
         return False
     owner = binding.parent.parent if binding.parent is not None else None
     override, previous = _override_argument(owner) if owner is not None else (False, None)
-    base = node.child_by_field_name("expression")
-    return override and previous is not None and text(base) == previous and attrpath_names(node.child_by_field_name("attrpath")) == names
+    names = attrpath_names(binding.child_by_field_name("attrpath"))
+    return (
+        override
+        and previous is not None
+        and text(node.child_by_field_name("expression")) == previous
+        and attrpath_names(node.child_by_field_name("attrpath")) == names
+    )
 
 
 def _holds_item(value: Node, item: str) -> bool:

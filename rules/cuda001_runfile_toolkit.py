@@ -416,9 +416,13 @@ def _shell_packages(site: InputSite, ctx: Context) -> list[str]:
 
 
 def _nvcc_missing(site: InputSite, ctx: Context) -> bool:
-    """The derivation runs nvcc, which the toolkit in its host inputs provided, and nothing else
-    does: the replacement adds `cuda_nvcc` to `nativeBuildInputs`."""
-    return _runs_nvcc(ctx) and not _compiler_elsewhere(site, ctx)
+    """The derivation may run nvcc, which the toolkit in its host inputs provided (on PATH
+    without `strictDeps`), and nothing else does: the replacement adds `cuda_nvcc` to
+    `nativeBuildInputs`. Any derivation that builds may (a Makefile names no compiler in Nix); an
+    override only with evidence. Unneeded, it costs build closure only."""
+    place = ctx.place(site.element)
+    builds = place.is_package and place.builder is not None
+    return (builds or _runs_nvcc(ctx)) and not _compiler_elsewhere(site, ctx)
 
 
 def _is_exempt(root: Node, ctx: Context) -> bool:

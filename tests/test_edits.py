@@ -142,3 +142,58 @@ def test_a_fix_that_breaks_parsing_is_dropped() -> None:
     first_result = LintResult(source, parse(source), [breaking])
     outcome = fixing.fix_file(source, LintSettings(enabled=frozenset()), first=first_result)
     assert outcome.text == "[ a ]" and outcome.dropped
+
+
+def _semantic(text: str):
+    from cudalint.semantic import Semantic
+
+    source = SourceFile("default.nix", text)
+    return source, Semantic(parse(source), source)
+
+
+def _element(semantic, name: str):
+    return next(n for n in descendants(semantic.tree.root_node) if n.type == "variable_expression" and n.text.decode() == name)
+
+
+def test_moving_the_last_item_out_of_an_override_leaves_no_no_op() -> None:
+    # `buildInputs = old.buildInputs or [ ];` would change nothing: the whole binding goes
+    text = "{ p, cuda_nvcc }:\np.overrideAttrs (old: {\n  buildInputs = old.buildInputs or [ ] ++ [ cuda_nvcc ];\n})\n"
+    source, semantic = _semantic(text)
+    site = semantic.input_site(_element(semantic, "cuda_nvcc"))
+    fixed = apply_edits(source.data, edits.move_element(source, semantic, site, "nativeBuildInputs")).decode()
+    assert "buildInputs = old.buildInputs or [ ];" not in fixed
+    assert "nativeBuildInputs = old.nativeBuildInputs or [ ] ++ [ cuda_nvcc ];" in fixed
+    assert "\n  buildInputs" not in fixed
+
+
+def test_moving_keeps_other_items_of_an_override_list() -> None:
+    text = "{ p, cuda_nvcc, zlib }:\np.overrideAttrs (old: {\n  buildInputs = old.buildInputs or [ ] ++ [ cuda_nvcc zlib ];\n})\n"
+    source, semantic = _semantic(text)
+    site = semantic.input_site(_element(semantic, "cuda_nvcc"))
+    fixed = apply_edits(source.data, edits.move_element(source, semantic, site, "nativeBuildInputs")).decode()
+    assert "buildInputs = old.buildInputs or [ ] ++ [ zlib ];" in fixed
+
+
+def test_an_item_already_under_another_guard_is_not_added_twice() -> None:
+    text = (
+        "{ lib, stdenv, cudaPackages, cudaSupport }:\nstdenv.mkDerivation {\n"
+        "  nativeBuildInputs = [ ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];\n"
+        "  buildInputs = [ cudaPackages.cuda_cudart ];\n}\n"
+    )
+    source, semantic = _semantic(text)
+    site = semantic.input_site(_element(semantic, "cudaPackages").parent)
+    attrset = site.binding.parent.parent
+    assert edits.add_input_item(source, site, attrset, "nativeBuildInputs", "cudaPackages.cuda_nvcc") == []
+
+
+def test_an_added_item_follows_the_guard_and_the_one_per_line_style() -> None:
+    text = (
+        "{ lib, stdenv, cudaPackages, cudaSupport }:\nlet\n  inherit (lib) optionals;\nin\nstdenv.mkDerivation {\n"
+        "  nativeBuildInputs = [\n    cmake\n  ] ++ optionals cudaSupport [\n    ninja\n  ];\n"
+        "  buildInputs = optionals cudaSupport [ cudaPackages.cuda_cudart ];\n}\n"
+    )
+    source, semantic = _semantic(text)
+    site = semantic.input_site(_element(semantic, "cudaPackages").parent)
+    attrset = site.binding.parent.parent
+    fixed = apply_edits(source.data, edits.add_input_item(source, site, attrset, "nativeBuildInputs", "cudaPackages.cuda_nvcc")).decode()
+    assert "] ++ optionals cudaSupport [\n    ninja\n    cudaPackages.cuda_nvcc\n  ];" in fixed
