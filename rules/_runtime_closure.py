@@ -27,11 +27,7 @@ _INSTALLED = re.compile(rb"(?:>>?|\btee(?:\s+-a)?|\bsubstituteInPlace|\bsubstitu
 def runtime_use(node: Node, ctx: Context) -> str | None:
     """How the string holding `node` (an expression inside `${...}`) keeps it at run time:
     "wrapper", "RPATH" or "installed file"; None for a build-time use."""
-    interpolation = node.parent
-    while interpolation is not None and interpolation.type != "interpolation":
-        if interpolation.type in {"string_expression", "indented_string_expression", "binding", "list_expression"}:
-            return None
-        interpolation = interpolation.parent
+    interpolation = _interpolation_of(node, ctx)
     if interpolation is None or interpolation.parent is None:
         return None
     string = interpolation.parent
@@ -73,6 +69,17 @@ def _in_heredoc_to_output(shell, line) -> bool:
         if opened and _INSTALLED.search(candidate.code):
             terminator = opened.group(1)
     return False
+
+
+def _interpolation_of(node: Node, ctx: Context) -> Node | None:
+    """The `${...}` whose value holds `node` directly or as an element of a search path
+    (`${lib.makeLibraryPath [ cudatoolkit ]}`)."""
+    if node.parent is not None and node.parent.type == "interpolation":
+        return node.parent
+    call = ctx.semantic.search_path_call(node, through_if=False)
+    if call is not None and call.parent is not None and call.parent.type == "interpolation":
+        return call.parent
+    return None
 
 
 def _written_by(string: Node) -> bool:

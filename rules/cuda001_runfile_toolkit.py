@@ -4,11 +4,15 @@ Flags every place that selects the toolkit: `cudatoolkit`, `cudaPackages.cudatoo
 `cudaPackages_X_Y.cudatoolkit`, `cudatoolkit_11`, `cudatoolkit-legacy-runfile`, its parts
 (`cudatoolkit.lib`, `.out`, `.cc`), `${cudatoolkit}` interpolations, `symlinkJoin`/`buildEnv`
 paths, `inherit (cudaPackages) cudatoolkit;` and overlays that redefine it. A variable bound to
-the toolkit is reported once, where it is bound. Not flagged: function formals (the fix rewrites
-them), `cudatoolkit != null` checks, metadata (`cudatoolkit.version`, `.name`), `passthru`,
-strings and comments, and branches that exist only for CUDA older than 11.4, which has no
-redistributables (`cudaOlder "11.4"`, `versionOlder cudaVersion "11"` (a bare major is `.0`),
-the `else` of `cudaAtLeast "11.4"`).
+the toolkit is reported once, where it is bound; references of one line in one string or list
+with the same advice are one finding. Not flagged: function formals (the fix rewrites them),
+`cudatoolkit != null` checks, a toolkit given only to a helper whose result is used only in
+`assert`s, metadata (`cudatoolkit.version`, `.name`), `passthru`, strings and comments, branches
+that exist only for CUDA older than 11.4, which has no redistributables (`cudaOlder "11.4"`,
+`versionOlder cudaVersion "11"` (a bare major is `.0`), the `else` of `cudaAtLeast "11.4"`), an
+override that redefines the name to a split package (`cudatoolkit = final.cuda_nvcc;` in
+`overrideScope`: that is the remedy), and the toolkit in wrappers, RPATHs and installed files,
+which CUDA204 reports (one finding per construct).
 
 ## Why
 The runfile toolkit bundles every CUDA component, so anything that references it carries
@@ -16,13 +20,44 @@ closures of 3-6 GB. The nixpkgs manual calls it deprecated; since 2024-04
 `cudaPackages.cudatoolkit` is a `symlinkJoin` of redistributables that warns on use. The split
 packages let a derivation depend on exactly the compiler, runtime and libraries it uses.
 
-The fix replaces the toolkit in `nativeBuildInputs` with `cuda_nvcc`, in `buildInputs` with
-`cuda_cudart` and `cuda_cccl`, and `cudatoolkit.cc` with `cudaPackages.backendStdenv.cc`. In
-`buildInputs` a second fix (an editor action; `--fix` applies the first) also adds the libraries
-the file evidently uses: library names in flags, strings or comments (`-lcublas`,
-`CUDA::cufft`, `nvToolsExt`, `USE_CUDNN`) mapped to their packages by the reference set. Both
-write only packages the target CUDA release has. It is unsafe: the build may need a library the
-toolkit provided implicitly.
+The advice follows where the toolkit stands (`ctx.place`):
+
+- Package, `nativeBuildInputs`: `cuda_nvcc`. `buildInputs`: `cuda_cudart`, `cuda_cccl` and
+  the libraries the file names (flags, strings or comments: `-lcublas`, `CUDA::cufft`,
+  `nvToolsExt`, `USE_CUDNN`, mapped to packages by the reference set; a second editor action).
+  Without `strictDeps` the toolkit in `buildInputs` also put nvcc on PATH (nixpkgs PRs that
+  enable `strictDeps` move such tools to `nativeBuildInputs`, e.g. #414587), so a derivation
+  that builds, or an override that shows nvcc, CMake, `.cu` files or `CUDA_HOME`, also gets
+  `cuda_nvcc` in `nativeBuildInputs` (under the same `optionals` guard; build closure only). A
+  file called by a CUDA package set (`{ cuda_nvcc, flags, ... }:`) gets the packages as formals:
+  a `cudaPackages` formal there would be the top-level default release.
+- Dev shell (`mkShell`, FHS env `targetPkgs`, flake `devShells`, numtide `devshells`, a
+  `mkDerivation` without source): every list is on PATH, so the replacement is `cuda_nvcc`,
+  `cuda_cudart`, `cuda_cccl` (nvcc left out when another list of the shell has it).
+- `CUDA_PATH`, `CUDA_HOME`, `CUDA_ROOT`, `CUDAToolkit_ROOT`, `CUDA_TOOLKIT_ROOT_DIR`,
+  `--xla_gpu_cuda_data_dir` set to the toolkit: tools that want one root (JAX, numba, torch
+  extensions) are served by a `symlinkJoin` of the redistributables they use, or by `cuda_nvcc`
+  alone when only nvcc runs. In a shell or a system environment that is no defect: info. In a
+  package it is a warning (`cuda_nvcc`'s setup hook finds the rest for CMake).
+- NixOS/home-manager: `environment.systemPackages`/`home.packages` installs the whole toolkit
+  in a profile, where nothing builds against it: put nvcc and the libraries in a dev shell (the
+  driver comes from `hardware.nvidia`). `programs.nix-ld.libraries`: list the libraries that
+  programs load. No fix: what the user runs is not in the file.
+- An override argument (`pkg.override { cudatoolkit = ...; }`, `callPackage f { cudatoolkit =
+  ...; }`) picks what a package asks for: info (override its `cudaPackages` where it takes one).
+- Library search paths (`LD_LIBRARY_PATH`, `makeLibraryPath`, `-L`) and joins: list the
+  libraries, join only the redistributables the users need. No fix.
+
+A fix never changes the CUDA release. A versioned toolkit (`cudatoolkit_11_8`,
+`cudaPackages_11_8.cudatoolkit`, `cudatoolkit_11`) is replaced by the same release's
+redistributables (`cudaPackages_11_8.cuda_nvcc`) when the target nixpkgs has that set, else no
+fix is offered and the message says why; CUDA before 11.4 has no redistributables at all (the
+first redistributable manifests are 11.4; JuliaPackaging/Yggdrasil#7213). Packages built against
+one toolkit release (`cudnn_cudatoolkit_11_2`, `nccl_cudatoolkit_11`: nixpkgs'
+`cudnn/default.nix` builds each with `cudatoolkit = cudatoolkit_11_2`) move with it or not at
+all: no fix while the file names one. Prebuilt binaries patched by `autoPatchelfHook` get no fix
+either: which libraries they load is not in the file. All fixes write only packages the target
+release has, and are unsafe: the build may need a library the toolkit provided implicitly.
 
 ## Example
 ```nix
@@ -51,9 +86,13 @@ stdenv.mkDerivation {
 
 ## References
 - https://nixos.org/manual/nixpkgs/unstable/#cuda
+- https://nixos.org/manual/nixpkgs/unstable/#var-stdenv-strictDeps
 - https://github.com/NixOS/nixpkgs/pull/141504
 - https://github.com/NixOS/nixpkgs/pull/218044
 - https://github.com/NixOS/nixpkgs/issues/232501
+- https://github.com/NixOS/nixpkgs/pull/414587
+- https://github.com/NixOS/nixpkgs/blob/nixos-21.05/pkgs/development/libraries/science/math/cudnn/default.nix
+- https://github.com/JuliaPackaging/Yggdrasil/pull/7213
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ from cudalint import catalog
 from cudalint.context import Context
 from cudalint.model import Applicability, Rule, Severity
 from cudalint.rules._runtime_closure import runtime_use
-from cudalint.syntax import text
+from cudalint.syntax import descendants, text
 
 RULE = Rule(
     code="CUDA204",
@@ -97,9 +97,9 @@ def check(interpolation: Node, ctx: Context) -> None:
     toolkit, where, shown = found
     span = (interpolation.start_byte, same_line[-1].end_byte if same_line else interpolation.end_byte)
     if toolkit:
-        ctx.report(span, f"`${{{shown}}}` in {_PLACES[where]} keeps the whole CUDA toolkit at run time: reference the libraries or tool the program uses")
+        ctx.report(span, f"`{shown}` in {_PLACES[where]} keeps the whole CUDA toolkit at run time: reference the libraries or tool the program uses")
     else:
-        ctx.report(span, f"`${{{shown}}}` in {_PLACES[where]} keeps all of nvcc at run time: name the one tool the program runs (`.../bin/ptxas`)", severity=Severity.INFO)
+        ctx.report(span, f"`{shown}` in {_PLACES[where]} keeps all of nvcc at run time: name the one tool the program runs (`.../bin/ptxas`)", severity=Severity.INFO)
 
 
 _PLACES = {"wrapper": "a wrapper", "RPATH": "an RPATH", "installed file": "an installed file"}
@@ -108,13 +108,31 @@ _PLACES = {"wrapper": "a wrapper", "RPATH": "an RPATH", "installed file": "an in
 def _finding(interpolation: Node, ctx: Context) -> tuple[bool, str, str] | None:
     """(whether it is the toolkit, where it is kept, how to show it) for a reported interpolation."""
     expression = next(iter(interpolation.named_children), None)
-    ref = ctx.semantic.cuda_ref(expression) if expression is not None else None
-    if ref is None or ref.output in {"version", "name", "pname", "majorVersion", "majorMinorVersion"}:
+    if expression is None:
         return None
-    toolkit = catalog.is_runfile_toolkit(ref.package)
-    if not toolkit and not (ref.package == "cuda_nvcc" and _WHOLE_DIRECTORY.match(ctx.source.data, interpolation.end_byte)):
-        return None
-    where = runtime_use(expression, ctx)
-    if where is None:
-        return None
-    return toolkit, where, text(expression) if len(text(expression)) <= 40 else ref.package
+    for candidate in _references(expression, ctx):
+        ref = ctx.semantic.cuda_ref(candidate)
+        if ref is None or ref.output in {"version", "name", "pname", "majorVersion", "majorMinorVersion"}:
+            continue
+        toolkit = catalog.is_runfile_toolkit(ref.package)
+        whole_nvcc = ref.package == "cuda_nvcc" and (candidate != expression or _WHOLE_DIRECTORY.match(ctx.source.data, interpolation.end_byte))
+        if not toolkit and not whole_nvcc:
+            continue
+        where = runtime_use(candidate, ctx)
+        if where is not None:
+            shown = text(candidate) if len(text(candidate)) <= 40 else ref.package
+            return toolkit, where, f"${{{shown}}}" if candidate == expression else shown
+    return None
+
+
+def _references(expression: Node, ctx: Context) -> list[Node]:
+    """The interpolated expression, or the elements of the search path it builds."""
+    if ctx.semantic.cuda_ref(expression) is not None:
+        return [expression]
+    return [
+        root
+        for node in descendants(expression)
+        if node.type == "variable_expression"
+        and (root := ctx.semantic.reference_root(node)) is not None
+        and ctx.semantic.search_path_call(root, through_if=False) is not None
+    ]
