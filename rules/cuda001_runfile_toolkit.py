@@ -107,6 +107,7 @@ from tree_sitter import Node
 from cudalint import catalog, edits, sizes
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.places import DERIVATION_BUILDERS, SHELL_BUILDERS
 from cudalint.reference import Target
 from cudalint.rules._runtime_closure import runtime_use
 from cudalint.semantic import CudaRef, InputSite
@@ -144,7 +145,7 @@ _RUNS_NVCC = re.compile(
 _BUILD_SYSTEM = re.compile(r"\b(?:cmake|meson|bazel|scons|setuptools)\b")
 # Packages built against one runfile toolkit release (`cudnn_cudatoolkit_11_2`): they move with it.
 _TIED = re.compile(r"\b(?:cudnn|nccl|cutensor|libtorch|magma)\w*_cudatoolkit_\d+(?:_\d+)*\b")
-_VERSIONED = re.compile(r"(?:cudatoolkit|cudaPackages)_(\d+)(?:_(\d+))?$")
+_VERSIONED = re.compile(r"(?:cudatoolkit|cudaPackages)_(\d+)(?:_(\d+))?\b")
 # The oldest CUDA release with redistributables (nixpkgs' cudaPackages_11_4).
 FIRST_REDIST = (11, 4)
 
@@ -345,20 +346,27 @@ def _release_target(ref: CudaRef, ctx: Context) -> Target | None:
 
 
 def _override_argument(root: Node) -> str | None:
-    """`pkg.override { cudatoolkit = <root>; }` / `callPackage f { cudatoolkit = <root>; }`: the
-    argument's name, when `root` is the whole value of a toolkit-named argument."""
+    """`pkg.override { cudatoolkit = <root>; }`, `callPackage f { cudatoolkit = <root>; }`,
+    `generic { args = { cudatoolkit = <root>; }; }`: the argument's name, when `root` is the whole
+    value of a toolkit-named argument of a call (not of a derivation or shell builder)."""
     binding = root.parent
     while binding is not None and binding.type == "parenthesized_expression":
         binding = binding.parent
     if binding is None or binding.type != "binding" or unparen(binding_value(binding)) != unparen(root):
         return None
     names = attrpath_names(binding.child_by_field_name("attrpath"))
-    attrset = binding.parent.parent if binding.parent is not None else None
-    holder = attrset.parent if attrset is not None else None
-    if len(names) != 1 or not catalog.is_runfile_toolkit(names[0]) or holder is None or holder.type != "apply_expression":
+    if len(names) != 1 or not catalog.is_runfile_toolkit(names[0]):
         return None
-    function, arguments = flatten_apply(outermost_apply(holder))
-    if not arguments or arguments[-1] != attrset or last_name(function) not in catalog.OVERRIDE_FUNCTIONS | {"callPackage", "callPackages"}:
+    attrset = binding.parent.parent if binding.parent is not None else None
+    while attrset is not None and attrset.parent is not None and attrset.parent.type == "binding" and attrset.parent.parent is not None:
+        attrset = attrset.parent.parent.parent  # `args = { ... }` nested in the call's argument
+    holder = attrset.parent if attrset is not None else None
+    while holder is not None and holder.type == "parenthesized_expression":
+        attrset, holder = holder, holder.parent
+    if holder is None or holder.type != "apply_expression" or holder.child_by_field_name("argument") != attrset:
+        return None
+    function, _ = flatten_apply(outermost_apply(holder))
+    if last_name(function) in DERIVATION_BUILDERS | SHELL_BUILDERS | catalog.JOIN_BUILDERS:
         return None
     return names[0]
 
@@ -554,6 +562,14 @@ def _check_redefinition(binding: Node, ctx: Context) -> None:
         return  # the toolkit reference in the value is reported itself
     if value is not None and _names_redistributable(value):
         return  # `cudatoolkit = final.cuda_nvcc;`: the deprecated name now means a split package, the remedy
+    old = next((m for m in _VERSIONED.finditer(text(value)) if (int(m.group(1)), int(m.group(2) or 99)) < FIRST_REDIST), None) if value is not None else None
+    if old is not None:
+        ctx.report(
+            binding.child_by_field_name("attrpath"),
+            f"`{names[-1]}` pins the runfile toolkit of CUDA {old.group(1)}{'.' + old.group(2) if old.group(2) else ''}, which has no redistributables: move to CUDA 11.4 or later to split it",
+            severity=Severity.INFO,
+        )
+        return
     ctx.report(
         binding.child_by_field_name("attrpath"),
         f"`{names[-1]}` redefines the runfile toolkit: override the split redistributables (`cuda_nvcc`, `cuda_cudart`, ...) instead",
