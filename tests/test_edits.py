@@ -174,16 +174,21 @@ def test_moving_keeps_other_items_of_an_override_list() -> None:
     assert "buildInputs = old.buildInputs or [ ] ++ [ zlib ];" in fixed
 
 
+def _add_nvcc_next_to_cudart(text: str):
+    """`add_input_item` of `cudaPackages.cuda_nvcc` to nativeBuildInputs, beside the cuda_cudart input."""
+    source, semantic = _semantic(text)
+    cudart = next(n for n in descendants(semantic.tree.root_node) if n.type == "select_expression" and n.text == b"cudaPackages.cuda_cudart")
+    site = semantic.input_site(cudart)
+    return edits.add_input_item(source, site, site.binding.parent.parent, "nativeBuildInputs", "cudaPackages.cuda_nvcc")
+
+
 def test_an_item_already_under_another_guard_is_not_added_twice() -> None:
     text = (
         "{ lib, stdenv, cudaPackages, cudaSupport }:\nstdenv.mkDerivation {\n"
         "  nativeBuildInputs = [ ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];\n"
         "  buildInputs = [ cudaPackages.cuda_cudart ];\n}\n"
     )
-    source, semantic = _semantic(text)
-    site = semantic.input_site(_element(semantic, "cudaPackages").parent)
-    attrset = site.binding.parent.parent
-    assert edits.add_input_item(source, site, attrset, "nativeBuildInputs", "cudaPackages.cuda_nvcc") == []
+    assert _add_nvcc_next_to_cudart(text) == []
 
 
 def test_an_added_item_follows_the_guard_and_the_one_per_line_style() -> None:
@@ -192,8 +197,6 @@ def test_an_added_item_follows_the_guard_and_the_one_per_line_style() -> None:
         "  nativeBuildInputs = [\n    cmake\n  ] ++ optionals cudaSupport [\n    ninja\n  ];\n"
         "  buildInputs = optionals cudaSupport [ cudaPackages.cuda_cudart ];\n}\n"
     )
-    source, semantic = _semantic(text)
-    site = semantic.input_site(_element(semantic, "cudaPackages").parent)
-    attrset = site.binding.parent.parent
-    fixed = apply_edits(source.data, edits.add_input_item(source, site, attrset, "nativeBuildInputs", "cudaPackages.cuda_nvcc")).decode()
+    source = SourceFile("default.nix", text)
+    fixed = apply_edits(source.data, _add_nvcc_next_to_cudart(text)).decode()
     assert "] ++ optionals cudaSupport [\n    ninja\n    cudaPackages.cuda_nvcc\n  ];" in fixed
