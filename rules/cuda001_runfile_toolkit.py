@@ -9,7 +9,8 @@ with the same advice are one finding. Not flagged: function formals (the fix rew
 `cudatoolkit != null` checks, a toolkit given only to a helper whose result is used only in
 `assert`s, metadata (`cudatoolkit.version`, `.name`), `passthru`, strings and comments, branches
 that exist only for CUDA older than 11.4, which has no redistributables (`cudaOlder "11.4"`,
-`versionOlder cudaVersion "11"` (a bare major is `.0`), the `else` of `cudaAtLeast "11.4"`), an
+`versionOlder cudaVersion "11"` (a bare major is `.0`), the `else` of `cudaAtLeast "11.4"`, a
+file whose `assert` allows only majors before 11: `major == "9" || major == "10"`), an
 override that redefines the name to a split package (`cudatoolkit = final.cuda_nvcc;` in
 `overrideScope`: that is the remedy), and the toolkit in wrappers, RPATHs and installed files,
 which CUDA204 reports (one finding per construct).
@@ -485,7 +486,29 @@ def _is_exempt(root: Node, ctx: Context) -> bool:
             return True
     if _in_assert(root) or _only_asserted(root, ctx):
         return True
-    return any(_only_old_cuda(g.text, g.positive) for g in ctx.semantic.guards(root))
+    return any(_only_old_cuda(g.text, g.positive) for g in ctx.semantic.guards(root)) or _file_asserts_old_cuda(ctx)
+
+
+# per file: whether an `assert` limits the toolkit to CUDA majors that have no redistributables
+_OLD_ONLY: weakref.WeakKeyDictionary[SourceFile, bool] = weakref.WeakKeyDictionary()
+_ASSERTED_MAJOR = re.compile(r'==\s*"(\d+)(?:\.\d+)*"')
+
+
+def _file_asserts_old_cuda(ctx: Context) -> bool:
+    """`assert ... (let majorIs = lib.versions.major cudatoolkit.version; in majorIs == "9" ||
+    majorIs == "10");`: the whole file is for CUDA releases older than the redistributables."""
+    found = _OLD_ONLY.get(ctx.source)
+    if found is None:
+        found = False
+        for node in descendants(ctx.tree.root_node):
+            condition = node.child_by_field_name("condition") if node.type == "assert_expression" else None
+            written = text(condition) if condition is not None else ""
+            majors = [int(m) for m in _ASSERTED_MAJOR.findall(written)]
+            if "cudatoolkit.version" in written and majors and max(majors) < FIRST_REDIST[0]:
+                found = True
+                break
+        _OLD_ONLY[ctx.source] = found
+    return found
 
 
 def _in_assert(node: Node) -> bool:
