@@ -413,16 +413,27 @@ def _holds_item(value: Node, item: str) -> bool:
     return any(candidate.type == "list_expression" and any(text(e) == item for e in list_elements(candidate)) for candidate in descendants(value))
 
 
-def add_input_item(source: SourceFile, site: InputSite, attrset: Node, attr: str, item: str) -> list[Edit] | None:
-    """Edits making `item` a member of input `attr` of `attrset`, under the same `optionals`
-    guard as `site` (the element it accompanies); [] when it is already there, None when it
+def add_input_item(source: SourceFile, site: InputSite, attrset: Node, attr: str, items: str | list[str]) -> list[Edit] | None:
+    """Edits making `items` members of input `attr` of `attrset`, under the same `optionals`
+    guard as `site` (the element they accompany); [] when all are already there, None when they
     cannot be written safely."""
+    wanted = [items] if isinstance(items, str) else list(items)
     guard: str | None = None
     if site.list_node is not None and site.binding is not None and site.binding.type == "binding":
         ok, guard, _ = _guard_prefix(source, site.list_node, site.binding)
         if not ok:
             return None
-    return _append_input(source, attrset, attr, item, guard)
+    binding = find_binding(attrset, attr)
+    value = binding_value(binding) if binding is not None else None
+    if value is not None:
+        wanted = [item for item in wanted if not _holds_item(value, item)]
+    if not wanted:
+        return []
+    target = first_list(value) if value is not None and guard is None else None
+    if target is not None:
+        edit = append_to_list(source, target, wanted)  # one item per line where the list is so
+        return [edit] if edit is not None else []
+    return _append_input(source, attrset, attr, " ".join(wanted), guard)
 
 
 def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, prefix: str | None) -> list[Edit] | None:

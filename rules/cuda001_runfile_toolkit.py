@@ -281,7 +281,11 @@ def _advice(root: Node, ref: CudaRef, ctx: Context) -> Advice:
         return Advice(f"`{described}` is the runfile toolkit; {blocked}", groupable=False)
     if place.is_shell and attr in SHELL_LISTS:
         packages = _shell_packages(site, ctx)
-        return Advice(f"`{described}` is the whole runfile toolkit: list {_names(packages)} and the libraries you use", _replacement_fixes(ref, site, ctx, packages), groupable=False)
+        fixes = _replacement_fixes(ref, site, ctx, packages)
+        if attr in COMPILER_INPUTS and packages != ["cuda_nvcc"]:
+            # nvcc stays in this list; the runtime headers and libraries go to the host inputs
+            fixes = _replacement_fixes(ref, site, ctx, ["cuda_nvcc"], companions=[p for p in packages if p != "cuda_nvcc"])
+        return Advice(f"`{described}` is the whole runfile toolkit: list {_names(packages)} and the libraries you use", fixes, groupable=False)
     if attr in COMPILER_INPUTS:
         return Advice(f"`{described}` is the runfile toolkit: use `cuda_nvcc` here", _replacement_fixes(ref, site, ctx, ["cuda_nvcc"]), groupable=False)
     if attr in catalog.HOST_INPUTS and _patches_binaries(ctx):
@@ -637,20 +641,28 @@ def _spell(ref: CudaRef, package: str, ctx: Context) -> tuple[str, list[Edit]] |
     return None
 
 
-def _replacement_fixes(ref: CudaRef, site: InputSite | None, ctx: Context, base: list[str], nvcc: bool = False) -> list[Fix | None]:
-    """The minimal replacement `base` (plus `cuda_nvcc` in `nativeBuildInputs` when `nvcc`), and
-    for lists that link a second one with the libraries the file evidently uses; both write only
-    packages of the toolkit's release that the target has."""
+def _replacement_fixes(
+    ref: CudaRef, site: InputSite | None, ctx: Context, base: list[str], nvcc: bool = False, companions: list[str] = ()
+) -> list[Fix | None]:
+    """The minimal replacement `base` (plus `cuda_nvcc` in `nativeBuildInputs` when `nvcc`, plus
+    `companions` in the host inputs of a list of tools), and for lists that link a second one
+    with the libraries the file evidently uses; both write only packages of the toolkit's
+    release that the target has."""
     target = _release_target(ref, ctx)
     if site is None or target is None or ref.output not in {None, "out", "lib", "dev", "bin"}:
         return []
     exists = [p for p in base if ctx.reference.exists(p, target)]
+    companions = [p for p in companions if ctx.reference.exists(p, target)]
     if not exists or (nvcc and not ctx.reference.exists("cuda_nvcc", target)):
         return []
-    native = _nvcc_edits(ref, site, ctx) if nvcc else []
+    if nvcc:
+        native = _companion_edits(ref, site, ctx, catalog.NATIVE_COUNTERPART.get(site.attr, "nativeBuildInputs"), ["cuda_nvcc"])
+    else:
+        native = _companion_edits(ref, site, ctx, catalog.HOST_COUNTERPART.get(site.attr, "buildInputs"), companions) if companions else []
     if native is None:
         return []
-    title = "Replace the runfile toolkit with " + _names(exists) + (" (and `cuda_nvcc` in `nativeBuildInputs`)" if nvcc else "")
+    also = " (and `cuda_nvcc` in `nativeBuildInputs`)" if nvcc else (f" (and {_names(companions)} in `buildInputs`)" if companions else "")
+    title = "Replace the runfile toolkit with " + _names(exists) + also
     fixes = [_replacement_fix(ref, site, ctx, exists, title, native)]
     if site.attr not in COMPILER_INPUTS:
         listed = _packages_listed(site, ctx)
@@ -661,16 +673,16 @@ def _replacement_fixes(ref: CudaRef, site: InputSite | None, ctx: Context, base:
     return fixes
 
 
-def _nvcc_edits(ref: CudaRef, site: InputSite, ctx: Context) -> list[Edit] | None:
-    """Edits adding `cuda_nvcc` to the `nativeBuildInputs` of the derivation whose host inputs
-    held the toolkit, under the same `optionals` guard; None when that cannot be written."""
+def _companion_edits(ref: CudaRef, site: InputSite, ctx: Context, attr: str, packages: list[str]) -> list[Edit] | None:
+    """Edits adding `packages` to input `attr` of the derivation or shell whose list held the
+    toolkit, under the same `optionals` guard; None when that cannot be written."""
     attrset = site.binding.parent.parent if site.binding is not None and site.binding.parent is not None else None
-    spelled = _spell(ref, "cuda_nvcc", ctx)
-    if attrset is None or spelled is None or site.list_node is None:
+    if attrset is None or site.list_node is None:
         return None
-    native = catalog.NATIVE_COUNTERPART.get(site.attr, "nativeBuildInputs")
-    added = edits.add_input_item(ctx.source, site, attrset, native, spelled[0])
-    return None if added is None else added
+    spelled = [_spell(ref, package, ctx) for package in packages]
+    if any(s is None for s in spelled):
+        return None
+    return edits.add_input_item(ctx.source, site, attrset, attr, [s[0] for s in spelled if s is not None])
 
 
 def _packages_listed(site: InputSite, ctx: Context) -> set[str]:

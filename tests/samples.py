@@ -15,6 +15,7 @@ TOOLKIT = """\
 stdenv.mkDerivation {
   pname = "saxpy";
   nativeBuildInputs = [ cudatoolkit ];
+  dontUnpack = true; # builds something: a package, not a nix-shell environment
 }
 """
 

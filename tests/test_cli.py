@@ -23,7 +23,7 @@ from cudalint.cli import main, use_color, with_default_command
 # CUDA001 fires with an unsafe fix; an unused suppression (CUDA901) has a safe fix.
 FINDING = """{ stdenv, cudatoolkit }:
 stdenv.mkDerivation {
-  pname = "x";
+  pname = "x"; src = ./.;
   nativeBuildInputs = [ cudatoolkit ];
 }
 """

@@ -35,7 +35,7 @@ SUPPRESSION = """\
 { stdenv, cudatoolkit }:
 stdenv.mkDerivation {
   # cudalint: ignore[CUDA001]
-  pname = "x";
+  pname = "x"; src = ./.;
   nativeBuildInputs = [ cudatoolkit ];
 }
 """
@@ -82,7 +82,7 @@ def test_report_options_defaults() -> None:
 def test_text_header_source_line_and_caret() -> None:
     output = render("text", [checked("pkgs/a.nix", TOOLKIT)])
     lines = output.splitlines()
-    assert lines[0].startswith("pkgs/a.nix:4:25: CUDA001 [warning] `cudatoolkit` is the monolithic runfile")
+    assert lines[0].startswith("pkgs/a.nix:4:25: CUDA001 [warning] `cudatoolkit` is the runfile toolkit")
     assert lines[1] == "  |"
     assert lines[2] == "4 |   nativeBuildInputs = [ cudatoolkit ];"
     assert lines[3] == "  |                         ^^^^^^^^^^^"
@@ -271,7 +271,7 @@ def test_json_shape_matches_ruff() -> None:
             "filename": "pkgs/a.nix",
             "location": {"row": 4, "column": 25},
             "end_location": {"row": 4, "column": 36},
-            "context": data[0]["context"],
+            "context": "package",
             "fix": {
                 "applicability": "unsafe",
                 "message": NVCC_FIX,
