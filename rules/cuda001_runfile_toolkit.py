@@ -280,7 +280,7 @@ def _advice(root: Node, ref: CudaRef, ctx: Context) -> Advice:
     if blocked:
         return Advice(f"`{described}` is the runfile toolkit; {blocked}", groupable=False)
     if place.is_shell and attr in SHELL_LISTS:
-        packages = _shell_packages(site, ctx)
+        packages = [p for p in _shell_packages(site, ctx) if p not in _packages_listed(site, ctx)] or ["cuda_cudart"]
         fixes = _replacement_fixes(ref, site, ctx, packages)
         if attr in COMPILER_INPUTS and packages != ["cuda_nvcc"]:
             # nvcc stays in this list; the runtime headers and libraries go to the host inputs
@@ -679,10 +679,27 @@ def _companion_edits(ref: CudaRef, site: InputSite, ctx: Context, attr: str, pac
     attrset = site.binding.parent.parent if site.binding is not None and site.binding.parent is not None else None
     if attrset is None or site.list_node is None:
         return None
-    spelled = [_spell(ref, package, ctx) for package in packages]
+    destination = edits.input_destination(attrset, attr)
+    spelled = [_spell_at(ref, package, ctx, destination) for package in packages]
     if any(s is None for s in spelled):
         return None
-    return edits.add_input_item(ctx.source, site, attrset, attr, [s[0] for s in spelled if s is not None])
+    return edits.add_input_item(ctx.source, site, attrset, attr, [s for s in spelled if s is not None])
+
+
+def _spell_at(ref: CudaRef, package: str, ctx: Context, destination: Node) -> str | None:
+    """`_spell` for another list than the toolkit's: a name that a `with pkgs;` around the
+    toolkit's list provided is qualified with `pkgs.` there; None when it cannot be written."""
+    written = _spell(ref, package, ctx)
+    if written is None:
+        return None
+    spelled, formal = written
+    root = spelled.split(".", 1)[0]
+    here, there = ctx.semantic.resolve_name(root, ref.node), ctx.semantic.resolve_name(root, destination)
+    if formal or there.lexical or (here.kind == there.kind and here.node == there.node and here.withs == there.withs):
+        return spelled
+    if ctx.semantic.resolve_name("pkgs", destination).lexical:
+        return f"pkgs.{spelled}"
+    return None
 
 
 def _packages_listed(site: InputSite, ctx: Context) -> set[str]:
