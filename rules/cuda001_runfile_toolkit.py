@@ -12,8 +12,9 @@ that exist only for CUDA older than 11.4, which has no redistributables (`cudaOl
 `versionOlder cudaVersion "11"` (a bare major is `.0`), the `else` of `cudaAtLeast "11.4"`, a
 file whose `assert` allows only majors before 11: `major == "9" || major == "10"`), an
 override that redefines the name to a split package (`cudatoolkit = final.cuda_nvcc;` in
-`overrideScope`: that is the remedy), and the toolkit in wrappers, RPATHs and installed files,
-which CUDA204 reports (one finding per construct).
+`overrideScope`: that is the remedy), top-level versioned toolkits that the target nixpkgs
+deprecated or removed (`cudatoolkit_10_1`: CUDA006 reports them), and the toolkit in wrappers,
+RPATHs and installed files, which CUDA204 reports (one finding per construct).
 
 ## Why
 The runfile toolkit bundles every CUDA component, so anything that references it carries
@@ -180,9 +181,16 @@ def _toolkit_root(variable: Node, ctx: Context) -> tuple[Node, CudaRef] | None:
     ref = ctx.semantic.cuda_ref(root)
     if ref is None or not catalog.is_runfile_toolkit(ref.package) or ref.via in {"let", "inherit"}:
         return None
+    if ref.set_name is None and _removed_on_target(ref.package, ctx):
+        return None  # a versioned top-level toolkit the target deprecated or removed: CUDA006 reports it
     if ref.output in METADATA or _is_exempt(root, ctx) or runtime_use(root, ctx) is not None:
         return None  # runtime references (wrappers, RPATHs, installed files) are CUDA204's
     return root, ref
+
+
+def _removed_on_target(name: str, ctx: Context) -> bool:
+    change = ctx.reference.toplevel_change(name)
+    return change is not None and change.in_effect_on(ctx.target.nixpkgs)
 
 
 def _check_reference(variable: Node, ctx: Context) -> None:
