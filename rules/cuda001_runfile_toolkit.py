@@ -775,7 +775,8 @@ def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list
             replacement = edits.replace(ref.node, (ctx.source.newline + indent).join(missing))
         else:
             replacement = edits.replace(ref.node, " ".join(missing))
-    return _with_formal_cleanup(ref, ctx, title, replacement, extra, native)
+    fix = _with_formal_cleanup(ref, ctx, title, replacement, extra, native)
+    return sizes.with_download(fix, sizes.toolkit_download(ctx.reference, ctx.target, packages))
 
 
 def _with_formal_cleanup(

@@ -63,10 +63,10 @@ def test_fix_all_with_cuda001_adds_cudapackages_once() -> None:
     """CUDA001 renames the toolkit formal to `cudaPackages`; CUDA302 waits for that instead of
     adding a second `cudaPackages` formal in the same pass. On 24.05 CUDA001's
     `cuda_nvcc` settles CUDA302 too; on 23.05 CUDA302 then switches to backendStdenv."""
-    text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation { src = ./.; nativeBuildInputs = [ cudatoolkit ]; }\n"
-    current = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}))
+    text = '{ stdenv, cudatoolkit }:\nstdenv.mkDerivation { src = ./.; nativeBuildInputs = [ cudatoolkit ]; buildPhase = "nvcc x.cu"; }\n'
+    current = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}), nixpkgs="24.05")
     outcome = fix_file(SourceFile("t.nix", text), current, unsafe=True)
-    assert outcome.text == "{ stdenv, cudaPackages }:\nstdenv.mkDerivation { src = ./.; nativeBuildInputs = [ cudaPackages.cuda_nvcc ]; }\n"
+    assert outcome.text == text.replace("stdenv, cudatoolkit", "stdenv, cudaPackages").replace("[ cudatoolkit ]", "[ cudaPackages.cuda_nvcc ]")
     old = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}), nixpkgs="23.05")
     outcome = fix_file(SourceFile("t.nix", text), old, unsafe=True)
     assert outcome.text.startswith("{ stdenv, cudaPackages }:\ncudaPackages.backendStdenv.mkDerivation {")

@@ -61,13 +61,15 @@ def test_the_inferred_fix_states_its_figure_and_the_totals_add_up() -> None:
     settings = LintSettings(enabled=frozenset({"CUDA001"}), nixpkgs="unstable", cuda=("12.9",))
     (finding,) = lint(SourceFile("a.nix", PACKAGE), settings).diagnostics
     minimal, inferred = finding.fixes
-    assert inferred.download is not None and inferred.download.after == archive("12.9", "cuda_cudart") + archive("12.9", "cuda_cccl") + archive("12.9", "libcublas")
-    assert inferred.title.endswith(inferred.download.describe()) and "0.94 GB" in inferred.title
+    # the package builds, so the replacement also writes `cuda_nvcc` to nativeBuildInputs (CUDA001)
+    nvcc = archive("12.9", "cuda_nvcc")
+    assert inferred.download is not None and inferred.download.after == nvcc + archive("12.9", "cuda_cudart") + archive("12.9", "cuda_cccl") + archive("12.9", "libcublas")
+    assert inferred.title.endswith(inferred.download.describe()) and "1.02 GB" in inferred.title
     # two files with the same finding: each downloads the toolkit once; totals use the primary fix
     total = sizes.total([[finding], [finding, finding]])
     assert total is not None and total.findings == 3
     assert total.before == 2 * sum(archive("12.9", name) for name in SPLIT_REDIST_JOIN)
-    assert total.after == 2 * (archive("12.9", "cuda_cudart") + archive("12.9", "cuda_cccl"))
+    assert total.after == 2 * (nvcc + archive("12.9", "cuda_cudart") + archive("12.9", "cuda_cccl"))
 
 
 def test_hover_names_what_the_toolkit_joins() -> None:
