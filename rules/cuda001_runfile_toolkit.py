@@ -660,7 +660,7 @@ def _replacement_fixes(
     if site is None or target is None or ref.output not in {None, "out", "lib", "dev", "bin"}:
         return []
     exists = [p for p in base if ctx.reference.exists(p, target)]
-    companions = [p for p in companions if ctx.reference.exists(p, target)]
+    companions = [p for p in companions if ctx.reference.exists(p, target) and p not in _held_by(site, ctx, catalog.HOST_COUNTERPART.get(site.attr, "buildInputs"))]
     if not exists or (nvcc and not ctx.reference.exists("cuda_nvcc", target)):
         return []
     if nvcc:
@@ -679,6 +679,17 @@ def _replacement_fixes(
             title = f"Replace the runfile toolkit with {_names(exists)} and the libraries this file uses ({_names(libraries)})"
             fixes.append(_replacement_fix(ref, site, ctx, exists + libraries, title, native))
     return fixes
+
+
+def _held_by(site: InputSite, ctx: Context, attr: str) -> set[str]:
+    """CUDA packages input `attr` of the attrset holding `site` already lists, however spelled."""
+    attrset = site.binding.parent.parent if site.binding is not None and site.binding.parent is not None else None
+    binding = edits.find_binding(attrset, attr) if attrset is not None else None
+    value = binding_value(binding) if binding is not None else None
+    if value is None:
+        return set()
+    refs = (ctx.semantic.cuda_ref(n) for n in descendants(value) if n.type in {"variable_expression", "select_expression"})
+    return {r.package for r in refs if r is not None}
 
 
 def _companion_edits(ref: CudaRef, site: InputSite, ctx: Context, attr: str, packages: list[str]) -> list[Edit] | None:

@@ -16,7 +16,7 @@ SAMPLE = """\
 let inherit (cudaPackages) libcufft; in
 stdenv.mkDerivation {
   pname = "fft";
-  version = "1.0";
+  version = "1.0"; src = ./.;
   nativeBuildInputs = [ cudatoolkit ];
   buildInputs = with cudaPackages; [ cudaPackages.libcublas cuda_cudart libcufft ];
   cmakeFlags = [ "-DCMAKE_CUDA_ARCHITECTURES=86" ]; # a second finding (CUDA305) besides CUDA001
