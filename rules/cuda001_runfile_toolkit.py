@@ -671,13 +671,15 @@ def _replacement_fixes(
         return []
     also = " (and `cuda_nvcc` in `nativeBuildInputs`)" if nvcc else (f" (and {_names(companions)} in `buildInputs`)" if companions else "")
     title = "Replace the runfile toolkit with " + _names(exists) + also
-    fixes = [_replacement_fix(ref, site, ctx, exists, title, native)]
+    # what the companion edits add is downloaded too
+    added = ["cuda_nvcc"] if nvcc else companions
+    fixes = [_replacement_fix(ref, site, ctx, exists, title, native, added)]
     if site.attr not in COMPILER_INPUTS:
         listed = _packages_listed(site, ctx)
         libraries = [p for p in _libraries_mentioned(ctx) if p not in exists and p not in listed and ctx.reference.exists(p, target)]
         if libraries:
             title = f"Replace the runfile toolkit with {_names(exists)} and the libraries this file uses ({_names(libraries)})"
-            fixes.append(_replacement_fix(ref, site, ctx, exists + libraries, title, native))
+            fixes.append(_replacement_fix(ref, site, ctx, exists + libraries, title, native, added))
     return fixes
 
 
@@ -763,7 +765,9 @@ def _library_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z0-9])(?:lib|-l|CUDA::)?(" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])" + switched_off)
 
 
-def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list[str], title: str, native: list[Edit]) -> Fix | None:
+def _replacement_fix(
+    ref: CudaRef, site: InputSite, ctx: Context, packages: list[str], title: str, native: list[Edit], added: list[str] = ()
+) -> Fix | None:
     spelled: list[str] = []
     extra: list[Edit] = []
     for package in packages:
@@ -787,7 +791,7 @@ def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list
         else:
             replacement = edits.replace(ref.node, " ".join(missing))
     fix = _with_formal_cleanup(ref, ctx, title, replacement, extra, native)
-    return sizes.with_download(fix, sizes.toolkit_download(ctx.reference, ctx.target, packages))
+    return sizes.with_download(fix, sizes.toolkit_download(ctx.reference, ctx.target, [*packages, *added]))
 
 
 def _with_formal_cleanup(

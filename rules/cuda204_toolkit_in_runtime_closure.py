@@ -64,7 +64,7 @@ from tree_sitter import Node
 
 from cudalint import catalog
 from cudalint.context import Context
-from cudalint.model import Applicability, Rule, Severity
+from cudalint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.rules._runtime_closure import runtime_use
 from cudalint.syntax import descendants, text
 
@@ -73,6 +73,7 @@ RULE = Rule(
     name="toolkit-in-runtime-closure",
     severity=Severity.WARNING,
     fix=Applicability.NONE,
+    availability=FixAvailability.NEVER,
     summary="The whole CUDA toolkit (or `cuda_nvcc`) referenced from a wrapper, an RPATH or an installed file",
     node_types=("interpolation",),
     patterns=(b"cudatoolkit", b"cuda_nvcc"),
