@@ -12,6 +12,10 @@ file binds itself (`let cudaPackages_11 = ...;`, an overlay defining `cudaPackag
 only what the definition is made from is judged, so `prev.cudaPackages_11.overrideScope ...` is
 reported at `prev.cudaPackages_11`), `pkgs ? cudaPackages_11` tests, strings and comments.
 
+Contexts: a removed set is an error (or a warning before its removal) everywhere. A set that still
+exists is a warning in packages, shells and modules, and info in an overlay or override, where
+picking a release on purpose is the point (a Jetson JetPack pinning its CUDA).
+
 ## Why
 nixpkgs keeps one set per CUDA release (`cudaPackages_12_8`), a major-version alias
 (`cudaPackages_12`) and the unversioned `cudaPackages`, and the manual recommends the unversioned
@@ -134,7 +138,7 @@ def _mentions_versioned_set(entry: Node) -> bool:
 
 
 def _report(ctx: Context, where: Node, name: str) -> None:
-    instead = "use the unversioned `cudaPackages`, the CUDA release nixpkgs maintains and tests"
+    instead = "use `cudaPackages`"
     table = ctx.semantic.lookup_table(where)
     if table is not None:
         first = table.first(_mentions_versioned_set)
@@ -145,15 +149,14 @@ def _report(ctx: Context, where: Node, name: str) -> None:
     removal = ctx.reference.removed_set(name)
     if removal is not None and removal.throws_from is not None:
         if removal.throws_on(ctx.target.nixpkgs):
-            message = f"`{name}` was removed from nixpkgs: it throws since {removal.throws_from}, so this does not evaluate; {instead}"
+            message = f"`{name}` was removed (it throws since {removal.throws_from}): {instead}"
             severity = Severity.ERROR
         else:
-            message = f"`{name}` was removed from nixpkgs after the target: it throws from {removal.throws_from} on, so this breaks on upgrade; {instead}"
+            message = f"`{name}` throws from {removal.throws_from} on, after the target: {instead}"
             severity = Severity.WARNING
         ctx.report(where, message, severity=severity)
         return
-    ctx.report(
-        where,
-        f"`{name}` is a versioned CUDA package set: nixpkgs removes these periodically (older ones already throw); {instead}",
-        severity=Severity.WARNING,
-    )
+    # An overlay or override that picks a release on purpose (a platform's pinned CUDA, such as a
+    # Jetson JetPack's) is advice, not a defect.
+    severity = Severity.INFO if ctx.place(where).is_override else Severity.WARNING
+    ctx.report(where, f"`{name}` is a versioned CUDA package set, which nixpkgs removes periodically: {instead}", severity=severity)
