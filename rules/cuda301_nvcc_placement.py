@@ -65,6 +65,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
+from cudalint.rules._input_lists import list_choice_severity
 from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import CudaRef, InputSite
 from cudalint.syntax import ATTRSET_TYPES, binding_value, descendants, node_key, text, unparen
@@ -99,19 +100,14 @@ def check(node: Node, ctx: Context) -> None:
         owner = site.binding.parent.parent if site.binding.parent is not None else None
         if owner is not None and owner.type in ATTRSET_TYPES and _in_native_inputs(ctx, owner):
             return
-        ctx.report(root, _message(root, site.attr), fixes=[_move_fix(ctx, site, ref)], severity=_severity(root, ctx))
+        ctx.report(root, _message(root, site.attr), fixes=[_move_fix(ctx, site, ref)], severity=list_choice_severity(root, ctx))
         return
     # a let-bound list that flows into buildInputs (`deps = [ cuda_nvcc ]; buildInputs = deps;`)
     attrs = semantic.input_attrs(root)
     host = sorted(a for a in attrs if a in catalog.HOST_INPUTS)
     if not host or any(a in catalog.NATIVE_INPUTS for a in attrs) or _native_anywhere(ctx):
         return
-    ctx.report(root, _message(root, host[0], through_let=True), severity=_severity(root, ctx))
-
-
-def _severity(node: Node, ctx: Context) -> Severity | None:
-    """A dev shell works either way (mkShell does not set strictDeps): the move is tidiness there."""
-    return Severity.INFO if ctx.place(node).is_shell else None
+    ctx.report(root, _message(root, host[0], through_let=True), severity=list_choice_severity(root, ctx))
 
 
 def _message(root: Node, attr: str, through_let: bool = False) -> str:

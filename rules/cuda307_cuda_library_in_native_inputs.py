@@ -62,6 +62,7 @@ from tree_sitter import Node
 
 from cudalint import catalog, edits
 from cudalint.context import Context
+from cudalint.rules._input_lists import list_choice_severity
 from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.semantic import CudaRef, InputSite
 from cudalint.syntax import text
@@ -91,16 +92,11 @@ def check(node: Node, ctx: Context) -> None:
     site = semantic.input_site(root)
     if site is not None:
         if site.attr in catalog.NATIVE_INPUTS:
-            ctx.report(root, _message(root, ref, site.attr), fixes=[_move_fix(ctx, site, ref)], severity=_severity(root, ctx))
+            ctx.report(root, _message(root, ref, site.attr), fixes=[_move_fix(ctx, site, ref)], severity=list_choice_severity(root, ctx))
         return
     native = sorted(a for a in semantic.input_attrs(root) if a in catalog.NATIVE_INPUTS)
     if native:
-        ctx.report(root, _message(root, ref, native[0], through_let=True), severity=_severity(root, ctx))
-
-
-def _severity(node: Node, ctx: Context) -> Severity | None:
-    """A dev shell works either way (mkShell does not set strictDeps): the move is tidiness there."""
-    return Severity.INFO if ctx.place(node).is_shell else None
+        ctx.report(root, _message(root, ref, native[0], through_let=True), severity=list_choice_severity(root, ctx))
 
 
 def _is_library(ref: CudaRef) -> bool:

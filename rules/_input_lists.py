@@ -1,0 +1,14 @@
+"""Shared judgement of the rules about which input list a package belongs in (CUDA301, CUDA307)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from cudalint.context import Context
+from cudalint.model import Severity
+
+
+def list_choice_severity(node: Node, ctx: Context) -> Severity | None:
+    """A dev shell works either way (mkShell does not set strictDeps): the move is tidiness there,
+    so info; elsewhere the rule's own severity (None)."""
+    return Severity.INFO if ctx.place(node).is_shell else None
