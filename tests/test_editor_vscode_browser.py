@@ -99,17 +99,7 @@ class Workbench:
 
     def wait(self, what: str, found: Callable[[], Any]) -> Any:
         """`found()` once it is truthy; on a hang, a screenshot and a failure naming `what`."""
-        deadline = time.monotonic() + PATIENCE
-        while time.monotonic() < deadline:
-            try:
-                result = found()
-            except Exception:  # the DOM changed under us (a stale element): look again
-                result = None
-            if result:
-                return result
-            time.sleep(0.2)
-        self.screenshot("hung")
-        pytest.fail(f"VS Code never showed {what}")
+        return self.until(what, lambda: None, found, every=PATIENCE)
 
     def elements(self, css: str) -> list:
         return self.driver.find_elements(self.By.CSS_SELECTOR, css)
@@ -131,6 +121,40 @@ class Workbench:
         self.wait("the go-to-line box", lambda: self.elements(".quick-input-widget input"))
         self.press(f"{line}:{column}", self.Keys.ENTER)
         self.wait(f"the cursor at {line}:{column}", lambda: self.status(f"Ln {line}, Col {column}"))
+        # The go-to box moves the cursor while it is still open (a preview): keys sent before it
+        # has closed and handed focus back would land in the box, not in the editor.
+        self.wait("the editor focused again", self.editor_focused)
+
+    def editor_focused(self) -> bool:
+        return bool(
+            self.driver.execute_script(
+                "const e = document.activeElement;"
+                "return !!e && !!e.closest('.editor-instance .monaco-editor') && !e.closest('.quick-input-widget');"
+            )
+        )
+
+    def until(self, what: str, action: Callable[[], None], found: Callable[[], Any], every: float = 15.0) -> Any:
+        """`action()`, then `found()` once truthy; `action()` again every `every` seconds meanwhile,
+        as a user presses a key again when the first press met a busy workbench (the language
+        server's answer is asynchronous, and VS Code drops a request it has given up on)."""
+        deadline = time.monotonic() + PATIENCE
+        while time.monotonic() < deadline:
+            action()
+            retry = min(deadline, time.monotonic() + every)
+            while time.monotonic() < retry:
+                try:
+                    result = found()
+                except Exception:  # the DOM changed under us (a stale element): look again
+                    result = None
+                if result:
+                    return result
+                time.sleep(0.2)
+        self.screenshot("hung")
+        pytest.fail(f"VS Code never showed {what}")
+
+    def quick_fix_menu(self) -> list[str]:
+        """Ctrl+. at the cursor: the titles of the quick-fix menu."""
+        return self.until("the quick-fix menu", lambda: self.ctrl("."), self.menu_titles)
 
     def status(self, text: str) -> bool:
         return any(text in item.text for item in self.elements(".statusbar-item"))
@@ -229,8 +253,7 @@ def test_diagnostics_quick_fixes_hover_and_completion_in_vscode(vscode, tmp_path
     # Quick fixes on a finding whose only fixes are unsafe: none offered (the setting is false).
     unsafe = next(f for f in findings if f.get("fix") and f["fix"]["applicability"] == "unsafe")
     page.go_to(unsafe["location"]["row"], unsafe["location"]["column"])
-    page.ctrl(".")
-    titles = page.wait("the quick-fix menu", page.menu_titles)
+    titles = page.quick_fix_menu()
     assert f"Ignore {unsafe['code']} on this line" in titles
     assert unsafe["fix"]["message"] not in titles and not [t for t in titles if "unsafe" in t], titles
     page.screenshot("no-unsafe-fixes")
@@ -239,8 +262,7 @@ def test_diagnostics_quick_fixes_hover_and_completion_in_vscode(vscode, tmp_path
     # A safe fix of a rule with one finding: the menu, applying it, saving.
     safe = next(f for f in findings if f.get("fix") and f["fix"]["applicability"] == "safe" and [g["code"] for g in findings].count(f["code"]) == 1)
     page.go_to(safe["location"]["row"], safe["location"]["column"])
-    page.ctrl(".")
-    titles = page.wait("the quick-fix menu", page.menu_titles)
+    titles = page.quick_fix_menu()
     assert titles[0] == safe["fix"]["message"] and f"Ignore {safe['code']} on this line" in titles, titles
     shot = page.screenshot("quick-fix-menu")
     if os.environ.get("CUDALINT_UPDATE_SCREENSHOTS"):
@@ -256,10 +278,12 @@ def test_diagnostics_quick_fixes_hover_and_completion_in_vscode(vscode, tmp_path
     target = next(f for f in findings if f["code"] != safe["code"] and f["code"] in codes)
     rule = rule_by_code(target["code"])
     page.go_to(target["location"]["row"], target["location"]["column"])
-    page.ctrl("k")
-    page.ctrl("i")
     summary = rule.summary.replace("`", "")
-    page.wait(f"{rule.code}'s docs in the hover", lambda: [h for h in page.elements(".monaco-hover") if summary in h.text.replace("\n", " ")])
+    page.until(
+        f"{rule.code}'s docs in the hover",
+        lambda: (page.ctrl("k"), page.ctrl("i")),
+        lambda: [h for h in page.elements(".monaco-hover") if summary in h.text.replace("\n", " ")],
+    )
     page.screenshot("hover")
     page.press(page.Keys.ESCAPE)
 
