@@ -2,7 +2,7 @@
 
 Measures what the server does per change, in this process: apply the LSP change to the
 document and re-parse incrementally (cudalint.server.documents), then re-lint incrementally
-(cudalint.engine.relint: the attribute that holds the edit, previous findings kept elsewhere);
+(cudalint.lint.engine.relint: the attribute that holds the edit, previous findings kept elsewhere);
 against the full path (a fresh parse of the whole text, then a full lint). The debounce delay
 is not included. It also counts the edits whose provisional result differed from the full lint
 (the server confirms with a full lint when typing pauses).
@@ -17,11 +17,11 @@ import time
 
 from lsprotocol import types
 
-from cudalint.engine import lint, relint
-from cudalint.parsing import parse
+from cudalint.lint.engine import lint, relint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse
+from cudalint.nix.source import SourceFile
 from cudalint.server.documents import DocumentStore
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
 
 # Mostly current practice; every tenth package carries the classic mistakes.
 PACKAGE = """\

@@ -43,10 +43,10 @@ def parse_everything(root: str) -> dict:
 def engine_overhead(root: str, passes: int = 3) -> dict:
     """Best-of-`passes` times, on the files the prefilter lets through, of a bare parse and of
     `engine.lint` (which parses too): the engine's cost relative to tree-sitter's."""
-    from cudalint import engine
-    from cudalint.parsing import parse
-    from cudalint.settings import LintSettings
-    from cudalint.source import SourceFile
+    from cudalint.lint import engine
+    from cudalint.lint.settings import LintSettings
+    from cudalint.nix.parsing import parse
+    from cudalint.nix.source import SourceFile
 
     settings = LintSettings()
     sources = []

@@ -1,3 +1,3 @@
-from cudalint.cli import main
+from cudalint.frontend.cli import main
 
 raise SystemExit(main())

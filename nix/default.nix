@@ -3,7 +3,7 @@
 #   nix-instantiate --store dummy:// --eval --strict --json nix/
 #
 # Plain Nix (builtins only, no nixpkgs). cudalint ships this evaluation as
-# cudalint/data/reference.json (`python3 nix/generate.py --export`); a test keeps them equal.
+# cudalint/knowledge/data/reference.json (`python3 nix/generate.py --export`); a test keeps them equal.
 let
   inherit (builtins)
     attrNames

@@ -2,7 +2,7 @@
 """Regenerate the reference package set's generated files and the JSON export cudalint ships.
 
     python3 nix/generate.py [--data DIR]     # releases/*.nix and products/*.nix from the data
-    python3 nix/generate.py --export         # cudalint/data/reference.json from nix/ (needs Nix)
+    python3 nix/generate.py --export         # cudalint/knowledge/data/reference.json from nix/ (needs Nix)
 
 `--data` is the folder of NVIDIA and nixpkgs manifests (default: ../shared/reference-data next
 to the repository). The generated .nix files hold facts only (names, versions, archive sizes,
@@ -23,7 +23,7 @@ import sys
 NIX_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(NIX_DIR)
 DEFAULT_DATA = os.path.join(os.path.dirname(REPO), "shared", "reference-data")
-EXPORT = os.path.join(REPO, "cudalint", "data", "reference.json")
+EXPORT = os.path.join(REPO, "cudalint", "knowledge", "data", "reference.json")
 
 # nixpkgs' generic builder turned the feature manifests' flags into outputs in this order.
 FEATURE_OUTPUTS = ("bin", "lib", "static", "dev", "doc", "sample", "python")

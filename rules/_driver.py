@@ -5,7 +5,7 @@
   driver directory (`addDriverRunpath.driverLink`, literal `/run/opengl-driver`);
 - what a value put on LD_LIBRARY_PATH consists of (CUDA libraries, the driver, other things);
 - which derivation a package-context finding can fix (`fixable_call`; where a node stands is
-  `ctx.place`, cudalint/places.py);
+  `ctx.place`, cudalint/nix/places.py);
 - a small shell tokenizer over `ShellText` (words, operators, commands) so that findings and
   fixes in phases and `shellHook`s work on shell words, not on raw text;
 - spelling a top-level nixpkgs attribute (`autoAddDriverRunpath`, `addDriverRunpath`) where a fix
@@ -19,13 +19,14 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits, targets
-from cudalint.context import Context
-from cudalint.model import Edit
-from cudalint.places import Place
-from cudalint.semantic import GETTERS, SEARCH_PATH_FUNCTIONS, Semantic
-from cudalint.shell import MASK, ShellText
-from cudalint.syntax import (
+from cudalint.knowledge import catalog, targets
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Edit
+from cudalint.nix.places import Place
+from cudalint.nix.semantic import Semantic, GETTERS, SEARCH_PATH_FUNCTIONS
+from cudalint.nix.shell import ShellText, MASK
+from cudalint.nix.syntax import (
     STRING_TYPES,
     attrpath_names,
     dotted_name,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint.context import Context
-from cudalint.model import Severity
+from cudalint.lint.context import Context
+from cudalint.lint.model import Severity
 
 
 def list_choice_severity(node: Node, ctx: Context) -> Severity | None:

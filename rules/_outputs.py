@@ -8,10 +8,11 @@ import dataclasses
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Edit
-from cudalint.semantic import Call, InputSite
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Edit
+from cudalint.nix.semantic import Call, InputSite
 
 # Attribute names that look like derivation outputs although the reference set never lists them
 # for a CUDA package: selecting one of these on a CUDA package is an output access. Everything

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from cudalint import edits
-from cudalint.context import Context
-from cudalint.model import Edit
-from cudalint.semantic import InputSite
-from cudalint.shell import ShellText
-from cudalint.syntax import STRING_TYPES, binding_value, descendants, last_name, node_key, text, unparen
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Edit
+from cudalint.nix.semantic import InputSite
+from cudalint.nix.shell import ShellText
+from cudalint.nix.syntax import STRING_TYPES, binding_value, descendants, last_name, node_key, text, unparen
 
 # old name -> new name
 RENAMED = {

@@ -9,8 +9,8 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.context import Context
-from cudalint.syntax import flatten_apply, last_name, outermost_apply, unparen
+from cudalint.lint.context import Context
+from cudalint.nix.syntax import flatten_apply, last_name, outermost_apply, unparen
 
 # Attributes whose strings are arguments of makeWrapper (`makeWrapperArgs = [ "--set" ... ]`).
 WRAPPER_ARGUMENTS = frozenset({"makeWrapperArgs", "qtWrapperArgs", "gappsWrapperArgs", "wrapperArgs", "makeWrapperFlags", "programArgs"})

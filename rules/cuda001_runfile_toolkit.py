@@ -106,15 +106,16 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits, sizes
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.places import DERIVATION_BUILDERS, SHELL_BUILDERS
-from cudalint.reference import Target
+from cudalint.knowledge import catalog, sizes
+from cudalint.knowledge.reference import Target
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.places import DERIVATION_BUILDERS, SHELL_BUILDERS
+from cudalint.nix.semantic import CudaRef, InputSite
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import ancestors, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, identifier_name, last_name, outermost_apply, string_literal, text, unparen
 from cudalint.rules._runtime_closure import runtime_use
-from cudalint.semantic import CudaRef, InputSite
-from cudalint.source import SourceFile
-from cudalint.syntax import ancestors, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, identifier_name, last_name, outermost_apply, string_literal, text, unparen
 
 RULE = Rule(
     code="CUDA001",

@@ -62,9 +62,9 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.context import Context
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
-from cudalint.syntax import identifier_name, text
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import identifier_name, text
 
 RULE = Rule(
     code="CUDA002",

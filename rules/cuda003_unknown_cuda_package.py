@@ -63,14 +63,15 @@ from functools import lru_cache
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
-from cudalint.semantic import Semantic
-from cudalint.syntax import attrpath_names, descendants, dotted_name, identifier_name, text
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, identifier_name, text
 
 if TYPE_CHECKING:
-    from cudalint.reference import ReferenceSet  # loaded on first use, not when the rules load
+    from cudalint.knowledge.reference import ReferenceSet  # loaded on first use, not when the rules load
 
 RULE = Rule(
     code="CUDA003",

@@ -69,12 +69,12 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import catalog
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.knowledge import catalog
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import CudaRef
+from cudalint.nix.syntax import descendants, identifier_name, unparen
 from cudalint.rules import _outputs
-from cudalint.semantic import CudaRef
-from cudalint.syntax import descendants, identifier_name, unparen
 
 RULE = Rule(
     code="CUDA004",
@@ -222,7 +222,7 @@ def _package_end(select: Node, component: Node) -> int:
 
 def _outputs_anywhere(ctx: Context, package: str) -> frozenset[str]:
     """The package's outputs in any era and release of the reference set."""
-    from cudalint.reference import Target  # loaded on first use, not when the rules load
+    from cudalint.knowledge.reference import Target  # loaded on first use, not when the rules load
 
     reference = ctx.reference
     found: set[str] = set()

@@ -59,11 +59,12 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.semantic import NameBinding
-from cudalint.syntax import bindings_of, descendants, dotted_name, identifier_name, node_key, text, unparen
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import NameBinding
+from cudalint.nix.syntax import bindings_of, descendants, dotted_name, identifier_name, node_key, text, unparen
 
 RULE = Rule(
     code="CUDA005",

@@ -65,10 +65,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits, targets
-from cudalint.context import Context
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
-from cudalint.syntax import identifier_name, text, unparen
+from cudalint.knowledge import catalog, targets
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import identifier_name, text, unparen
 
 RULE = Rule(
     code="CUDA006",

@@ -96,10 +96,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import edits, targets
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.places import WRAPPER_BUILDERS, Kind, Place
+from cudalint.knowledge import targets
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.places import Kind, Place, WRAPPER_BUILDERS
 from cudalint.rules._driver import (
     CUDA,
     DRIVER,
@@ -119,8 +120,8 @@ from cudalint.rules._driver import (
     spell_toplevel,
     tokens,
 )
-from cudalint.shell import ShellText
-from cudalint.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
+from cudalint.nix.shell import ShellText
+from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
 
 RULE = Rule(
     code="CUDA101",

@@ -66,11 +66,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import STRING_TYPES
 from cudalint.rules._driver import DRIVER_DIR, driver_runpath_name, in_shell_comment, in_shell_message, is_host_path, spell_toplevel, stray_32bit_dir
-from cudalint.syntax import STRING_TYPES
 
 RULE = Rule(
     code="CUDA102",

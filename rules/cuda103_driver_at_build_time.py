@@ -82,10 +82,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
-from cudalint.places import Place
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.places import Place
 from cudalint.rules._driver import (
     LD,
     METADATA,
@@ -94,8 +95,8 @@ from cudalint.rules._driver import (
     driver_ref,
     overrides_match_host,
 )
-from cudalint.semantic import SEARCH_PATH_FUNCTIONS
-from cudalint.syntax import (
+from cudalint.nix.semantic import SEARCH_PATH_FUNCTIONS
+from cudalint.nix.syntax import (
     STRING_TYPES,
     attrpath_names,
     binding_value,

@@ -63,10 +63,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits, targets
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.syntax import STRING_TYPES, ATTRSET_TYPES, attrpath_names, bindings_of, descendants, identifier_name, last_name, node_key, text, unparen
+from cudalint.knowledge import catalog, targets
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import ATTRSET_TYPES, STRING_TYPES, attrpath_names, bindings_of, descendants, identifier_name, last_name, node_key, text, unparen
 
 from cudalint.rules._runpath_hooks import MOVED_TO_TOPLEVEL, RENAMED, formals_isolation, hook_reference
 

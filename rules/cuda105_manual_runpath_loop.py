@@ -66,11 +66,12 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.shell import ShellText
-from cudalint.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, outermost_apply, unparen
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.shell import ShellText
+from cudalint.nix.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, outermost_apply, unparen
 
 from cudalint.rules._runpath_hooks import (
     ADD_FUNCTIONS,

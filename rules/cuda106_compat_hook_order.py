@@ -55,10 +55,10 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.syntax import attrpath_names, node_key, text
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import attrpath_names, node_key, text
 
 from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS, hook_elements, owner_attrset
 

@@ -50,11 +50,12 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
-from cudalint.semantic import InputSite
-from cudalint.syntax import last_name, unparen
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import InputSite
+from cudalint.nix.syntax import last_name, unparen
 
 from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, COMPAT_HOOKS, DRIVER_HOOKS, elements_of, owner_attrset
 

@@ -50,9 +50,9 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint.context import Context
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
-from cudalint.syntax import last_name, unparen
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import last_name, unparen
 
 from cudalint.rules._runpath_hooks import (
     ADD_FUNCTIONS,

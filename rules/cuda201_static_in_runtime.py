@@ -65,12 +65,13 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits, sizes
-from cudalint.context import Context
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.knowledge import catalog, sizes
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import Call, CudaRef, InputSite
+from cudalint.nix.syntax import attrpath_names, binding_value, flatten_apply, last_name, text
 from cudalint.rules import _outputs
-from cudalint.semantic import Call, CudaRef, InputSite
-from cudalint.syntax import attrpath_names, binding_value, flatten_apply, last_name, text
 
 RULE = Rule(
     code="CUDA201",

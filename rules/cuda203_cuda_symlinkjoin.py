@@ -64,11 +64,11 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from cudalint import catalog, sizes
-from cudalint.context import Context
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
-from cudalint.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
-from cudalint.syntax import attrpath_names, binding_value, flatten_apply, identifier_name, last_name, unparen
+from cudalint.knowledge import catalog, sizes
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
+from cudalint.nix.syntax import attrpath_names, binding_value, flatten_apply, identifier_name, last_name, unparen
 
 RULE = Rule(
     code="CUDA203",

@@ -62,11 +62,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog
-from cudalint.context import Context
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.knowledge import catalog
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import descendants, text
 from cudalint.rules._runtime_closure import runtime_use
-from cudalint.syntax import descendants, text
 
 RULE = Rule(
     code="CUDA204",

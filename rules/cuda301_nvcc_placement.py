@@ -63,12 +63,13 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import CudaRef, InputSite
+from cudalint.nix.syntax import ATTRSET_TYPES, binding_value, descendants, node_key, text, unparen
 from cudalint.rules._input_lists import list_choice_severity
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
-from cudalint.semantic import CudaRef, InputSite
-from cudalint.syntax import ATTRSET_TYPES, binding_value, descendants, node_key, text, unparen
 
 RULE = Rule(
     code="CUDA301",

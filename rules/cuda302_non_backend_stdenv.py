@@ -98,11 +98,12 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits, targets
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.places import SHELL_BUILDERS
-from cudalint.syntax import (
+from cudalint.knowledge import catalog, targets
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.places import SHELL_BUILDERS
+from cudalint.nix.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
     binding_value,

@@ -68,10 +68,11 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import edits, targets
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.syntax import attrpath_names, descendants, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
+from cudalint.knowledge import targets
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
 
 RULE = Rule(
     code="CUDA303",

@@ -62,11 +62,12 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.semantic import InputSite, NameBinding
-from cudalint.syntax import (
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import InputSite, NameBinding
+from cudalint.nix.syntax import (
     attrpath_names,
     descendants,
     flatten_apply,

@@ -75,9 +75,9 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.context import Context
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
-from cudalint.syntax import (
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import (
     STRING_TYPES,
     attrpath_names,
     descendants,

@@ -51,10 +51,10 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import catalog
-from cudalint.context import Context
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
-from cudalint.syntax import attrpath_names, dotted_name, identifier_name, text, unparen
+from cudalint.knowledge import catalog
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import attrpath_names, dotted_name, identifier_name, text, unparen
 
 RULE = Rule(
     code="CUDA306",

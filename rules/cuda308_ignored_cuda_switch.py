@@ -81,10 +81,10 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.syntax import (
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
     binding_value,

@@ -33,7 +33,7 @@ stdenv.mkDerivation {
 - https://nix.dev/manual/nix/stable/language/syntax
 """
 
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
 
 RULE = Rule(
     code="CUDA900",

@@ -28,7 +28,7 @@ longer exists. Codes are checked so that a typo (`CUDA11`) does not silently sup
 - https://docs.astral.sh/ruff/rules/unused-noqa/
 """
 
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
 
 RULE = Rule(
     code="CUDA901",

@@ -2,6 +2,6 @@
 
 import sys
 
-from cudalint.cli import main
+from cudalint.frontend.cli import main
 
 sys.exit(main(["server", *sys.argv[1:]]))

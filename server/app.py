@@ -22,10 +22,10 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from cudalint import __version__
-from cudalint.config import FileSettings
-from cudalint.engine import LintResult, lint, relint
-from cudalint.files import format_size
-from cudalint.results import ReportedTarget
+from cudalint.frontend.config import FileSettings
+from cudalint.frontend.files import format_size
+from cudalint.lint.engine import LintResult, lint, relint
+from cudalint.lint.results import ReportedTarget
 
 from . import code_actions, completion, configuration, diagnostics, hover
 from .documents import DocumentStore, Snapshot
@@ -45,7 +45,7 @@ def path_of(uri: str, root: str) -> str:
 class CudalintProtocol(LanguageServerProtocol):
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
-        # Positions are UTF-16 (cudalint.source converts them); pygls would otherwise adopt the
+        # Positions are UTF-16 (cudalint.nix.source converts them); pygls would otherwise adopt the
         # client's first preference (Emacs and Neovim 0.11 offer UTF-8/32 first).
         if params.capabilities.general is not None:
             params.capabilities.general.position_encodings = None
@@ -152,7 +152,7 @@ class CudalintServer(LanguageServer):
 
     def document_settings(self, snapshot: Snapshot, settings: FileSettings | None = None) -> tuple[FileSettings, ReportedTarget]:
         """The document's settings with the nixpkgs its own text fetches, and the target they mean."""
-        from cudalint.runner import file_target
+        from cudalint.frontend.runner import file_target
 
         settings = settings if settings is not None else self.file_settings(snapshot.uri)
         path = path_of(snapshot.uri, self.root)

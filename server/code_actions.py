@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cudalint.engine import ENGINE_RULES
-from cudalint.fixing import fix_file
-from cudalint.model import Applicability, Diagnostic, Edit, Fix
-from cudalint.source import SourceFile
+from cudalint.lint.engine import ENGINE_RULES
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix
+from cudalint.nix.source import SourceFile
 
 from .diagnostics import lsp_range, to_lsp
 from .suppress import suppression_edit

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cudalint import catalog
+from cudalint.knowledge import catalog
 
 if TYPE_CHECKING:
     from .app import CudalintServer
@@ -30,7 +30,7 @@ def completion(server: CudalintServer, params: types.CompletionParams) -> types.
     if snapshot is None:
         return None
     try:
-        from cudalint import reference
+        from cudalint.knowledge import reference
     except ImportError:
         return None
     source = snapshot.source

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from cudalint.engine import LintResult
-from cudalint.model import Diagnostic, Severity
-from cudalint.registry import known_codes, rule_by_code
-from cudalint.source import SourceFile
+from cudalint.lint.engine import LintResult
+from cudalint.lint.model import Diagnostic, Severity
+from cudalint.lint.registry import known_codes, rule_by_code
+from cudalint.nix.source import SourceFile
 
 if TYPE_CHECKING:
     from .app import CudalintServer

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from lsprotocol import types
 from tree_sitter import Point, Tree
 
-from cudalint.parsing import parse
-from cudalint.source import SourceFile
+from cudalint.nix.parsing import parse
+from cudalint.nix.source import SourceFile
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from tree_sitter import Node
 
-from cudalint import catalog, sizes
-from cudalint.files import format_size
-from cudalint.model import Diagnostic
-from cudalint.registry import known_codes, rule_by_code
-from cudalint.semantic import Semantic
-from cudalint.settings import LintSettings
-from cudalint.syntax import last_name, text
+from cudalint.frontend.files import format_size
+from cudalint.knowledge import catalog, sizes
+from cudalint.lint.model import Diagnostic
+from cudalint.lint.registry import known_codes, rule_by_code
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.syntax import last_name, text
 
 from .diagnostics import lsp_range
 
@@ -102,7 +102,7 @@ def _inherited_package(identifier: Node) -> str | None:
 
 def package_markdown(name: str, settings: LintSettings) -> str | None:
     try:
-        from cudalint import reference
+        from cudalint.knowledge import reference
     except ImportError:
         return None
     target = reference.target(settings.nixpkgs, settings.cuda)

@@ -12,11 +12,11 @@ from __future__ import annotations
 from lsprotocol import types
 from tree_sitter import Node, Tree
 
-from cudalint.model import Diagnostic, Edit
-from cudalint.parsing import syntax_problems
-from cudalint.semantic import Semantic
-from cudalint.source import SourceFile
-from cudalint.suppressions import find_suppressions
+from cudalint.lint.model import Diagnostic, Edit
+from cudalint.lint.suppressions import find_suppressions
+from cudalint.nix.parsing import syntax_problems
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
 
 from .documents import apply_changes
 

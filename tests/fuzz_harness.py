@@ -19,13 +19,13 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cudalint.engine import lint
-from cudalint.fixing import apply_edits, fix_file
-from cudalint.model import Applicability
-from cudalint.parsing import parse, syntax_problems
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
-from cudalint.syntax import descendants
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import apply_edits, fix_file
+from cudalint.lint.model import Applicability
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import descendants
 
 from nix_oracle import nix_verdicts
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from cudalint.engine import lint
-from cudalint.results import FileResult
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.results import FileResult
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 # Only the rules these tests are about, so that new rules cannot change their output.
 SETTINGS = LintSettings(enabled=frozenset({"CUDA001", "CUDA900", "CUDA901"}))

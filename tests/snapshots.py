@@ -11,10 +11,10 @@ import os
 import re
 from pathlib import Path
 
-from cudalint.engine import SYNTAX_ERROR, lint
-from cudalint.fixing import apply_edits, fix_file
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import SYNTAX_ERROR, lint
+from cudalint.lint.fixing import apply_edits, fix_file
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 ROOT = Path(__file__).parent
 FIXTURES = ROOT / "fixtures" / "rules"

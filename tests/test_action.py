@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cudalint.cli import OUTPUT_FORMATS, build_parser, with_default_command
+from cudalint.frontend.cli import OUTPUT_FORMATS, build_parser, with_default_command
 from editor_support import REPO
 from requirements import require_executable
 

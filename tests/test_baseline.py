@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from cudalint.baseline import VERSION, Baseline, BaselineError, fingerprint, load_baseline, write_baseline
-from cudalint.results import FileResult
+from cudalint.frontend.baseline import Baseline, BaselineError, VERSION, fingerprint, load_baseline, write_baseline
+from cudalint.lint.results import FileResult
 
 from samples import TOOLKIT, checked
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 from bench import generate
-from cudalint.engine import SYNTAX_ERROR, lint, may_find
-from cudalint.registry import known_codes
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import SYNTAX_ERROR, lint, may_find
+from cudalint.lint.registry import known_codes
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 
 def _small_tree(seed: int) -> list[tuple[str, str]]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.engine import lint
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 FILES = sorted((Path(__file__).parent / "fixtures" / "best-practice").glob("*.nix"))
 

@@ -9,7 +9,7 @@ import shlex
 import pytest
 import yaml
 
-from cudalint.cli import build_parser, with_default_command
+from cudalint.frontend.cli import build_parser, with_default_command
 from editor_support import REPO
 
 DOC = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")

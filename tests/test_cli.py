@@ -1,7 +1,7 @@
 """The command line: exit codes, stdin, fixes on disk (atomic, style-preserving, refusing when
 unsafe to write), --diff, --jobs, output formats, baselines, the rule docs commands and bad input.
 
-Most tests call `cudalint.cli.main(argv)` in-process; a few run `python -m cudalint`.
+Most tests call `cudalint.frontend.cli.main(argv)` in-process; a few run `python -m cudalint`.
 Tests run as root, so `chmod 000` does not make a file unreadable: unreadable files are provoked
 by mocking `os.open` (in-process) and by FIFOs named `*.nix`."""
 
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import files, fixing, runner
-from cudalint.cli import main, use_color, with_default_command
+from cudalint.frontend import files, runner
+from cudalint.frontend.cli import main, use_color, with_default_command
+from cudalint.lint import fixing
 
 # CUDA001 fires with an unsafe fix; an unused suppression (CUDA901) has a safe fix.
 FINDING = """{ stdenv, cudatoolkit }:
@@ -117,7 +118,7 @@ def test_cli_does_not_import_the_language_server_stack(tmp_path) -> None:
     write(tmp_path / "a.nix", FINDING)
     script = (
         "import sys\n"
-        "from cudalint.cli import main\n"
+        "from cudalint.frontend.cli import main\n"
         "main(['check', '--fix', '--unsafe-fixes', '--quiet', '.'])\n"
         "main(['rules'])\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'cudalint.server') or m.startswith('cudalint.server'))\n"
@@ -221,7 +222,7 @@ def test_quiet_prints_findings_only(tmp_path, monkeypatch, capsys) -> None:
 def test_progress_only_on_a_terminal_after_a_delay() -> None:
     import io
 
-    from cudalint.cli import Progress
+    from cudalint.frontend.cli import Progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -652,7 +653,7 @@ def test_results_cross_process_boundaries(tmp_path) -> None:
     """What a worker returns pickles without tree-sitter objects and comes back equal."""
     import pickle
 
-    from cudalint.config import Overrides, Resolver
+    from cudalint.frontend.config import Overrides, Resolver
 
     path = write(tmp_path / "a.nix", FINDING)
     settings = Resolver(Overrides(), cwd=str(tmp_path)).settings_for(str(path))

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.cli import main
-from cudalint.config import (
+from cudalint.frontend.cli import main
+from cudalint.frontend.config import (
     ConfigError,
     Overrides,
     Resolver,
@@ -20,7 +20,7 @@ from cudalint.config import (
     parse_size,
     select_rules,
 )
-from cudalint.registry import known_codes
+from cudalint.lint.registry import known_codes
 
 FINDING = """{ stdenv, cudatoolkit }:
 stdenv.mkDerivation {

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import catalog
-from cudalint.engine import lint
-from cudalint.fixing import apply_edits, fix_file
-from cudalint.parsing import parse
-from cudalint.semantic import Semantic
-from cudalint.source import SourceFile
+from cudalint.knowledge import catalog
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import apply_edits, fix_file
+from cudalint.nix.parsing import parse
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
 
 from snapshots import FIXTURES, settings_for
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import reference
-from cudalint.engine import lint
-from cudalint.fixing import apply_edits
-from cudalint.parsing import parse, syntax_problems
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.knowledge import reference
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import apply_edits
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.source import SourceFile
 from tests.requirements import require_executable
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "rules" / "CUDA001").glob("fire_*.nix"))

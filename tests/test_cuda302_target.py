@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from cudalint.engine import lint
-from cudalint.fixing import fix_file
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 REDIST = """{ lib, stdenv, cudaPackages }:
 stdenv.mkDerivation {

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.engine import SYNTAX_ERROR, lint
-from cudalint.fixing import fix_file
-from cudalint.model import Severity
-from cudalint.parsing import parse, syntax_problems
-from cudalint.semantic import Semantic
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
-from cudalint.syntax import descendants, text
+from cudalint.lint.engine import SYNTAX_ERROR, lint
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.model import Severity
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import descendants, text
 
 from snapshots import FIXTURES
 

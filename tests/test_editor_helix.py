@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 import tomllib
 
-from cudalint.config import parse_config
+from cudalint.frontend.config import parse_config
 from editor_support import REPO
 
 SNIPPET = tomllib.loads((REPO / "editors" / "helix" / "languages.toml").read_text(encoding="utf-8"))

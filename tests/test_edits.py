@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from cudalint import edits
-from cudalint.engine import lint
-from cudalint.fixing import apply_edits, fix_file, select_fixes
-from cudalint.model import Applicability, Diagnostic, Edit, Fix, Severity
-from cudalint.parsing import parse
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
-from cudalint.syntax import descendants
+from cudalint.lint import edits
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import apply_edits, fix_file, select_fixes
+from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Severity
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import descendants
 
 
 def first(source: SourceFile, node_type: str):
@@ -136,8 +136,8 @@ def test_formal_is_renamed_with_its_last_use() -> None:
 def test_a_fix_that_breaks_parsing_is_dropped() -> None:
     source = SourceFile("t.nix", "[ a ]")
     breaking = _diagnostic(0, 1, (Edit(0, 1, "(("),))
-    from cudalint import fixing
-    from cudalint.engine import LintResult
+    from cudalint.lint import fixing
+    from cudalint.lint.engine import LintResult
 
     first_result = LintResult(source, parse(source), [breaking])
     outcome = fixing.fix_file(source, LintSettings(enabled=frozenset()), first=first_result)
@@ -145,7 +145,7 @@ def test_a_fix_that_breaks_parsing_is_dropped() -> None:
 
 
 def _semantic(text: str):
-    from cudalint.semantic import Semantic
+    from cudalint.nix.semantic import Semantic
 
     source = SourceFile("default.nix", text)
     return source, Semantic(parse(source), source)

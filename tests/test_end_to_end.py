@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.cli import main
-from cudalint.registry import all_rules
+from cudalint.frontend.cli import main
+from cudalint.lint.registry import all_rules
 
 from snapshots import FIXTURES, SNAPSHOTS, fixture_target
 

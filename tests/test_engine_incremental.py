@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from tree_sitter import Point
 
-from cudalint.engine import lint, relint
-from cudalint.parsing import parse
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
-from cudalint.syntax import descendants
+from cudalint.lint.engine import lint, relint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import descendants
 
 # Syntax-error fixtures are left out: the fast path never applies to a file with errors.
 FIXTURES = sorted(p for p in (Path(__file__).parent / "fixtures" / "rules").glob("*/fire_*.nix") if p.parent.name != "CUDA900")

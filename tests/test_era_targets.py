@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.cli import main
+from cudalint.frontend.cli import main
 from test_config import _flake_lock
 
 ERA_DEPENDENT = """\

@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from cudalint import files
-from cudalint.files import GlobPattern, IgnoreFile, Walker, decode_source, read_source, write_atomic
+from cudalint.frontend import files
+from cudalint.frontend.files import GlobPattern, IgnoreFile, Walker, decode_source, read_source, write_atomic
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import files, runner
-from cudalint.config import FileSettings
-from cudalint.fixing import fix_file
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.frontend import files, runner
+from cudalint.frontend.config import FileSettings
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 from fuzz_harness import disagreements, examine, reformatted
 from nix_generator import fixture_paths

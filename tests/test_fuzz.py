@@ -65,9 +65,9 @@ def test_generated_nix(watchdog: Watchdog) -> None:
 
 def examine_quick(text: str) -> tuple[bool, bool]:
     """(parses, has a fix) by cudalint's own account."""
-    from cudalint.engine import lint
-    from cudalint.settings import LintSettings
-    from cudalint.source import SourceFile
+    from cudalint.lint.engine import lint
+    from cudalint.lint.settings import LintSettings
+    from cudalint.nix.source import SourceFile
 
     result = lint(SourceFile("g.nix", text), LintSettings())
     return result.syntax_errors == 0, any(d.fixes for d in result.diagnostics)
@@ -113,12 +113,12 @@ def test_saved_regressions_pass(path: Path, watchdog: Watchdog) -> None:
 
 def test_examine_catches_a_fix_that_breaks_the_syntax(monkeypatch) -> None:
     """The harness itself can fail: a fix that leaves unparseable text is reported."""
-    import cudalint.fixing
-    from cudalint.model import Edit
+    import cudalint.lint.fixing
+    from cudalint.lint.model import Edit
 
     import fuzz_harness
 
-    real = cudalint.fixing.apply_edits
+    real = cudalint.lint.fixing.apply_edits
     monkeypatch.setattr(fuzz_harness, "apply_edits", lambda data, edits: real(data, list(edits) + [Edit(0, 0, "{")]))
     text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation { nativeBuildInputs = [ cudatoolkit ]; }\n"
     assert any("syntax errors" in p for p in examine(text).problems)

@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from cudalint.engine import MAX_RULE_DEPTH, lint
-from cudalint.fixing import fix_file
-from cudalint.parsing import parse, syntax_problems
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import MAX_RULE_DEPTH, lint
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.source import SourceFile
 
 CASES = {
     "nested parentheses": "(" * 10000 + "cudatoolkit" + ")" * 10000,

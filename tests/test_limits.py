@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import files, runner
-from cudalint.config import ConfigError, FileSettings, Resolver, load_config_file
-from cudalint.engine import lint
-from cudalint.fixing import fix_file
-from cudalint.settings import DEFAULT_TIME_BUDGET, LintSettings
-from cudalint.source import SourceFile
+from cudalint.frontend import files, runner
+from cudalint.frontend.config import ConfigError, FileSettings, Resolver, load_config_file
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.settings import LintSettings, DEFAULT_TIME_BUDGET
+from cudalint.nix.source import SourceFile
 
 FINDING = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n  x = ;\n}\n"
 EXPIRED = LintSettings(time_budget=-1.0)

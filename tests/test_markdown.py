@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from cudalint import sizes
-from cudalint.reporters import ReportOptions, get_reporter
-from cudalint.reporters.markdown import MAX_LISTED
-from cudalint.results import FileResult
+from cudalint.frontend.reporters import ReportOptions, get_reporter
+from cudalint.frontend.reporters.markdown import MAX_LISTED
+from cudalint.knowledge import sizes
+from cudalint.lint.results import FileResult
 from samples import TOOLKIT, checked
 
 SUPPRESSED_AND_BROKEN = "{ a }:\n[\n  (a\n"

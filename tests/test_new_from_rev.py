@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.cli import main
-from cudalint.model import Diagnostic, Edit, Severity
-from cudalint.newcode import Scope, parse_diff
-from cudalint.source import SourceFile
+from cudalint.frontend.cli import main
+from cudalint.frontend.newcode import Scope, parse_diff
+from cudalint.lint.model import Diagnostic, Edit, Severity
+from cudalint.nix.source import SourceFile
 from requirements import require_executable
 
 # Three references to the toolkit on lines 4, 5 and 6.

@@ -7,11 +7,11 @@ import datetime as dt
 import pytest
 from hypothesis import given, strategies as st
 
-from cudalint.engine import lint
-from cudalint.reference import load
+from cudalint.knowledge.reference import load
+from cudalint.lint.engine import lint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 from cudalint.rules.cuda003_unknown_cuda_package import _distance
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
 
 REMOVED_SETS = sorted(name for name in load().deprecations if load().removed_set(name) is not None)
 

@@ -54,7 +54,7 @@ def test_sdist_and_wheel_are_built_with_what_runs(dist: Path) -> None:
     wheel = dist / f"cudalint-{__version__}-py3-none-any.whl"
     assert sdist.is_file() and wheel.is_file()
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"cudalint/data/reference.json", "cudalint/rules/cuda001_runfile_toolkit.py", "cudalint/server/app.py", "cudalint/reporters/rdjson.py"} <= names
+    assert {"cudalint/knowledge/data/reference.json", "cudalint/rules/cuda001_runfile_toolkit.py", "cudalint/server/app.py", "cudalint/frontend/reporters/rdjson.py"} <= names
     assert not any(name.startswith(("rules/", "server/", "tests/")) for name in names)  # one namespace: cudalint
 
 

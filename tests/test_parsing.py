@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.engine import lint
-from cudalint.parsing import parse, syntax_problems
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.source import SourceFile
 
 from nix_oracle import nix_accepts, nix_parser, nix_verdicts
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import pins, targets
-from cudalint.cli import main
-from cudalint.reference import load
-from cudalint.registry import rule_by_code
+from cudalint.frontend.cli import main
+from cudalint.knowledge import pins, targets
+from cudalint.knowledge.reference import load
+from cudalint.lint.registry import rule_by_code
 from test_config import _flake_lock
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from cudalint.parsing import parse
-from cudalint.places import Kind
-from cudalint.semantic import Semantic
-from cudalint.source import SourceFile
+from cudalint.nix.parsing import parse
+from cudalint.nix.places import Kind
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
 
 
 def place_of_marker(path: str, code: str) -> tuple[Kind, str]:
@@ -72,8 +72,8 @@ def test_place(path: str, code: str, kind: Kind, detail: str) -> None:
 
 
 def test_every_finding_carries_its_place() -> None:
-    from cudalint.engine import lint
-    from cudalint.settings import LintSettings
+    from cudalint.lint.engine import lint
+    from cudalint.lint.settings import LintSettings
 
     code = "{ pkgs }: pkgs.mkShell { shellHook = ''export LD_LIBRARY_PATH=${pkgs.cudatoolkit}/lib''; }"
     result = lint(SourceFile("shell.nix", code), LintSettings())

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from cudalint import catalog
-from cudalint.engine import SYNTAX_ERROR, lint, may_find
-from cudalint.registry import all_rules
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.knowledge import catalog
+from cudalint.lint.engine import SYNTAX_ERROR, lint, may_find
+from cudalint.lint.registry import all_rules
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 from snapshots import fixture_target
 
@@ -88,8 +88,8 @@ def test_every_set_and_toolkit_name_holds_a_reference_pattern(name: str) -> None
 
 
 def test_a_skipped_file_on_standard_input_is_echoed_by_fix() -> None:
-    from cudalint import runner
-    from cudalint.config import FileSettings
+    from cudalint.frontend import runner
+    from cudalint.frontend.config import FileSettings
 
     settings = FileSettings(LintSettings(), unsafe_fixes=True, max_file_size=1 << 20, config=None)
     data = b"\xef\xbb\xbf{ lib }:\r\nlib.id\r\n"  # a BOM and CRLF: the bytes must come back as they were

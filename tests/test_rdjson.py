@@ -12,13 +12,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cudalint import fixing
-from cudalint.cli import main
-from cudalint.engine import lint
-from cudalint.newcode import Scope
-from cudalint.reporters import ReportOptions, get_reporter, is_applicable
-from cudalint.results import FileResult
-from cudalint.source import SourceFile
+from cudalint.frontend.cli import main
+from cudalint.frontend.newcode import Scope
+from cudalint.frontend.reporters import ReportOptions, get_reporter, is_applicable
+from cudalint.lint import fixing
+from cudalint.lint.engine import lint
+from cudalint.lint.results import FileResult
+from cudalint.nix.source import SourceFile
 from samples import TOOLKIT, checked
 from snapshots import settings_for
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import reference
+from cudalint.knowledge import reference
 from tests.requirements import require_executable, require_shared
 
 REPO = Path(__file__).resolve().parents[1]
-EXPORT = REPO / "cudalint" / "data" / "reference.json"
+EXPORT = REPO / "cudalint" / "knowledge" / "data" / "reference.json"
 GENERIC_BUILDER_ERAS = ("symlink-farm", "multi-output")
 
 

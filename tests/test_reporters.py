@@ -8,20 +8,20 @@ import re
 
 import pytest
 
-from cudalint.engine import lint
-from cudalint.fixing import apply_edits
-from cudalint.model import Applicability, Diagnostic, Edit, Fix, Severity
-from cudalint.reporters import FORMATS, ReportOptions, get_reporter
-from cudalint.results import FileResult, ReportedTarget
-from cudalint.reporters.github import escape_data, escape_property
-from cudalint.reporters.statistics import write_statistics
-from cudalint.reporters.text import expand_line
-from cudalint.source import SourceFile
+from cudalint.frontend.reporters import ReportOptions, FORMATS, get_reporter
+from cudalint.frontend.reporters.github import escape_data, escape_property
+from cudalint.frontend.reporters.statistics import write_statistics
+from cudalint.frontend.reporters.text import expand_line
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import apply_edits
+from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Severity
+from cudalint.lint.results import FileResult, ReportedTarget
+from cudalint.nix.source import SourceFile
 
-from cudalint import reference, sizes
+from cudalint.knowledge import reference, sizes
 from samples import SETTINGS, TOOLKIT, checked
 
-# The toolkit fix's title and the summary's size note, as cudalint/sizes.py words them (the
+# The toolkit fix's title and the summary's size note, as cudalint/knowledge/sizes.py words them (the
 # figures themselves are checked against the reference set in test_sizes.py).
 NVCC_DOWNLOAD = sizes.toolkit_download(reference.load(), reference.target(None), ["cuda_nvcc"])
 NVCC_FIX = f"Replace the runfile toolkit with `cuda_nvcc`: {NVCC_DOWNLOAD.describe()}"

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.engine import lint
-from cudalint.registry import known_codes
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.registry import known_codes
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 from requirements import require_executable, require_shared
 

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from cudalint.engine import lint
-from cudalint.model import Applicability, Severity
-from cudalint.registry import all_rules
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.model import Applicability, Severity
+from cudalint.lint.registry import all_rules
+from cudalint.nix.source import SourceFile
 
 from snapshots import settings_for
 

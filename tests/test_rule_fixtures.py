@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from cudalint.engine import SYNTAX_ERROR, lint
-from cudalint.fixing import fix_file
-from cudalint.model import Applicability, Diagnostic, FixAvailability
-from cudalint.parsing import parse, syntax_problems
-from cudalint.registry import all_rules
-from cudalint.source import SourceFile
+from cudalint.lint.engine import SYNTAX_ERROR, lint
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.model import Applicability, Diagnostic, FixAvailability
+from cudalint.lint.registry import all_rules
+from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.source import SourceFile
 
 from snapshots import FIXTURES, UPDATE, fixture_target, render, settings_for, snapshot_path
 
@@ -98,7 +98,7 @@ def test_silent_fixture(pair: tuple[str, Path]) -> None:
 def _every_finding() -> tuple[tuple[str, SourceFile, tuple[Diagnostic, ...]], ...]:
     """Every rule's findings on every fixture (fire and silent, under its target) and every
     rule-doc example, all rules on: `(where, source, findings)`."""
-    from cudalint.settings import LintSettings
+    from cudalint.lint.settings import LintSettings
 
     inputs = [(str(p.relative_to(FIXTURES)), p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*/*.nix"))]
     inputs += [(f"{r.code} docs, {title} #{i}", example) for r in RULES for title in ("Example", "Use instead") for i, example in enumerate(r.examples(title))]

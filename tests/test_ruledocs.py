@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cudalint import ruledocs
-from cudalint.registry import all_rules, rule_by_code
-from cudalint.ruledocs import (
+from cudalint.frontend import ruledocs
+from cudalint.lint.registry import all_rules, rule_by_code
+from cudalint.frontend.ruledocs import (
     END_MARKER,
     START_MARKER,
     main,
@@ -88,7 +88,7 @@ def test_readme_table_is_up_to_date() -> None:
     if block is None:
         pytest.skip("README.md has no rules block")
     assert block.strip() == rules_markdown_table().strip(), (
-        "the README's rule table is out of date: run python -m cudalint.ruledocs --write-readme README.md"
+        "the README's rule table is out of date: run python -m cudalint.frontend.ruledocs --write-readme README.md"
     )
 
 
@@ -125,18 +125,18 @@ def test_module_docstring_documents_the_command() -> None:
 
 
 def test_rules_reference_is_up_to_date() -> None:
-    from cudalint.ruledocs import REFERENCE_PATH, rules_reference_markdown
+    from cudalint.frontend.ruledocs import REFERENCE_PATH, rules_reference_markdown
 
     reference = README.parent / REFERENCE_PATH
-    assert reference.exists(), f"{REFERENCE_PATH} is missing: run python -m cudalint.ruledocs --write-reference {REFERENCE_PATH}"
+    assert reference.exists(), f"{REFERENCE_PATH} is missing: run python -m cudalint.frontend.ruledocs --write-reference {REFERENCE_PATH}"
     assert reference.read_text(encoding="utf-8") == rules_reference_markdown(), (
-        f"{REFERENCE_PATH} is out of date: run python -m cudalint.ruledocs --write-reference {REFERENCE_PATH}"
+        f"{REFERENCE_PATH} is out of date: run python -m cudalint.frontend.ruledocs --write-reference {REFERENCE_PATH}"
     )
 
 
 def test_every_rule_url_points_at_its_reference_section() -> None:
-    from cudalint.registry import all_rules
-    from cudalint.ruledocs import rules_reference_markdown
+    from cudalint.frontend.ruledocs import rules_reference_markdown
+    from cudalint.lint.registry import all_rules
 
     reference = rules_reference_markdown()
     for rule in all_rules():

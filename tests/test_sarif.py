@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from cudalint import __version__
-from cudalint.engine import lint
-from cudalint.fixing import apply_edits
-from cudalint.registry import all_rules
-from cudalint.reporters import ReportOptions, get_reporter
-from cudalint.reporters.sarif import SCHEMA_URI, artifact_location
-from cudalint.results import FileResult
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.frontend.reporters import ReportOptions, get_reporter
+from cudalint.frontend.reporters.sarif import SCHEMA_URI, artifact_location
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import apply_edits
+from cudalint.lint.registry import all_rules
+from cudalint.lint.results import FileResult
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 from samples import checked
 

@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from cudalint import syntax
-from cudalint.engine import lint
-from cudalint.registry import all_rules
-from cudalint.semantic import Semantic
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.registry import all_rules
+from cudalint.lint.settings import LintSettings
+from cudalint.nix import syntax
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
 
 from nix_generator import dense_list
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from cudalint.parsing import parse
-from cudalint.semantic import Semantic
-from cudalint.source import SourceFile
-from cudalint.syntax import descendants, text
+from cudalint.nix.parsing import parse
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import descendants, text
 
 FILE = """{ lib, stdenv, cudaPackages, cudatoolkit, cudaSupport ? false, pkgs }:
 let

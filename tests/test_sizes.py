@@ -1,16 +1,16 @@
-"""Download figures (cudalint/sizes.py) against sums done here by hand from the reference set."""
+"""Download figures (cudalint/knowledge/sizes.py) against sums done here by hand from the reference set."""
 
 from __future__ import annotations
 
 import json
 from importlib import resources
 
-from cudalint import reference, sizes
-from cudalint.engine import lint
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.knowledge import reference, sizes
+from cudalint.lint.engine import lint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
-DATA = json.loads(resources.files("cudalint").joinpath("data/reference.json").read_text(encoding="utf-8"))
+DATA = json.loads(resources.files("cudalint.knowledge").joinpath("data/reference.json").read_text(encoding="utf-8"))
 # What nixpkgs' pkgs/development/cuda-modules/packages/cudatoolkit.nix joins (split-redist era),
 # written out here rather than read from nix/toolkit.nix.
 SPLIT_REDIST_JOIN = [

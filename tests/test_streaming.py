@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 
-from cudalint import runner
-from cudalint.config import Overrides, Resolver
-from cudalint.files import Listings, Walker
+from cudalint.frontend import runner
+from cudalint.frontend.config import Overrides, Resolver
+from cudalint.frontend.files import Listings, Walker
 
 FINDING = "{ cudaPackages }: cudaPackages.cudatoolkit\n"  # CUDA001
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from cudalint.engine import lint
-from cudalint.fixing import fix_file
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 HEAD = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n"
 # The rules these tests speak of; others (CUDA302 on HEAD's plain stdenv) are beside the point.

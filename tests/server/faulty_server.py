@@ -11,6 +11,6 @@ def broken(server, params):
 
 hover.hover = broken
 
-from cudalint.cli import main  # noqa: E402
+from cudalint.frontend.cli import main  # noqa: E402
 
 sys.exit(main(["server"]))

@@ -12,7 +12,7 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from cudalint.source import SourceFile
+from cudalint.nix.source import SourceFile
 
 CLIENTS = ("visual-studio-code", "neovim@v0.7.0", "neovim@v0.11.0", "emacs@29.1")
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "cudalint", "server"])

@@ -8,12 +8,12 @@ import random
 import pytest
 from lsprotocol import types
 
-from cudalint.engine import lint
-from cudalint.fixing import fix_file
-from cudalint.model import Applicability
-from cudalint.registry import rule_by_code
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import fix_file
+from cudalint.lint.model import Applicability
+from cudalint.lint.registry import rule_by_code
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 # Non-ASCII (also outside the BMP: two UTF-16 units) before and on the lines with findings.
 SAMPLE = """\

@@ -7,9 +7,9 @@ import asyncio
 from lsprotocol import types
 from lsp_editor import PATIENCE
 
-from cudalint import reference, sizes
-from cudalint.registry import rule_by_code
-from cudalint.settings import LintSettings
+from cudalint.knowledge import reference, sizes
+from cudalint.lint.registry import rule_by_code
+from cudalint.lint.settings import LintSettings
 
 SAMPLE = """\
 { stdenv, cudaPackages, cudatoolkit }:

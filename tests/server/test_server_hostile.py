@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from cudalint.engine import lint
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 from lsp_editor import PATIENCE
 from tests.lsp_framing import read_messages, write_body

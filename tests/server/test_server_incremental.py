@@ -12,9 +12,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from cudalint.engine import lint
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 from lsp_editor import PATIENCE, SERVER, start
 
 # A builder call whose CUDA302 finding depends on its nativeBuildInputs, among many packages:

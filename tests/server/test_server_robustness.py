@@ -13,9 +13,9 @@ from lsp_editor import PATIENCE, start
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from cudalint.engine import lint
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import lint
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 
 FAULTY = ClientServerConfig(server_command=[sys.executable, str(Path(__file__).with_name("faulty_server.py"))])
 BROKEN = """\

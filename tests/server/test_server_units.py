@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from lsprotocol import types
 
-from cudalint.engine import lint
-from cudalint.fixing import apply_edits
-from cudalint.parsing import parse
+from cudalint.lint.engine import lint
+from cudalint.lint.fixing import apply_edits
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse
+from cudalint.nix.source import SourceFile
 from cudalint.server.code_actions import changed_span
 from cudalint.server.configuration import Settings, parse_editor_settings
 from cudalint.server.documents import apply_changes
 from cudalint.server.suppress import suppression_edit
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 FIRE = sorted(FIXTURES.glob("*/fire_*.nix"))

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from cudalint.engine import lint
-from cudalint.model import Applicability
+from cudalint.lint.engine import lint
+from cudalint.lint.model import Applicability
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
 from cudalint.server.code_actions import fix_title
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
 
 # CUDA001 (the runfile toolkit) has only unsafe fixes; CUDA102 (the driver path) a safe one.
 SAMPLE = """\

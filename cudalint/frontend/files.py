@@ -1,0 +1,669 @@
+"""Finding, reading and writing the files a run checks.
+
+- `GlobPattern` / `IgnoreFile`: `.gitignore` syntax (globs, `**`, `!` negation, trailing `/` for
+  directories, anchored patterns), also used for the config's `exclude` and `per-file-ignores`.
+- `read_source`: one file's bytes -> text, with the per-file problems a user needs to hear about
+  (not a regular file, too large, binary, not UTF-8, symlink loop, vanished).
+- `write_atomic`: a temp file in the same directory + `os.replace`, keeping the mode and refusing
+  when the file changed on disk since it was read.
+- `walk`: directories walked for `*.nix`, honouring `.gitignore`, skipping `.git`, never
+  walking a directory twice (so symlink loops end).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from collections.abc import Callable, Iterable, Iterator
+
+DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
+BOM = b"\xef\xbb\xbf"
+NIX_SUFFIX = ".nix"
+NIX_STORE = "/nix/store/"
+
+# --------------------------------------------------------------------------------------------
+# .gitignore-style patterns
+
+
+def _translate_class(pattern: str, i: int) -> tuple[str, int] | None:
+    """Translate a `[...]` class starting at pattern[i] == '['; None if it is not closed."""
+    j = i + 1
+    negate = False
+    if j < len(pattern) and pattern[j] in "!^":
+        negate = True
+        j += 1
+    body_start = j
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1  # a leading `]` is literal
+    while j < len(pattern) and pattern[j] != "]":
+        if pattern[j] == "\\" and j + 1 < len(pattern):
+            j += 1
+        j += 1
+    if j >= len(pattern):
+        return None
+    body = pattern[body_start:j]
+    out = []
+    k = 0
+    while k < len(body):
+        ch = body[k]
+        if ch == "\\" and k + 1 < len(body):
+            out.append(re.escape(body[k + 1]))
+            k += 2
+            continue
+        out.append("-" if ch == "-" else re.escape(ch))
+        k += 1
+    cls = "".join(out)
+    if negate:
+        return f"(?:(?!/)[^{cls}])", j + 1
+    return f"(?:(?!/)[{cls}])", j + 1
+
+
+def _glob_to_regex(pattern: str) -> str:
+    """A `.gitignore` glob (already stripped of `!`, leading and trailing `/`) as a regex over a
+    `/`-separated relative path."""
+    out: list[str] = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "*":
+            if pattern.startswith("**", i):
+                at_start = i == 0 or pattern[i - 1] == "/"
+                end = i + 2
+                at_end = end == n or pattern[end] == "/"
+                if at_start and at_end:
+                    if end == n:
+                        # `x/**` (everything inside) or a lone `**` (everything)
+                        out.append(".*")
+                        i = end
+                        continue
+                    # `**/` : zero or more directories
+                    out.append("(?:.*/)?")
+                    i = end + 1
+                    continue
+                # other consecutive asterisks are regular asterisks
+                while i < n and pattern[i] == "*":
+                    i += 1
+                out.append("[^/]*")
+                continue
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            translated = _translate_class(pattern, i)
+            if translated is None:
+                out.append(re.escape("["))
+            else:
+                out.append(translated[0])
+                i = translated[1]
+                continue
+        elif ch == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class GlobPattern:
+    """One `.gitignore` line. Matches `/`-separated paths relative to the file's directory."""
+
+    text: str
+    negated: bool
+    dir_only: bool
+    regex: re.Pattern[str]
+
+    @classmethod
+    def parse(cls, line: str) -> GlobPattern | None:
+        """None for blank lines and comments."""
+        line = line.rstrip("\n").rstrip("\r")
+        # trailing spaces are ignored unless escaped
+        stripped = line.rstrip(" ")
+        if stripped.endswith("\\") and len(stripped) < len(line):
+            stripped += " "
+        line = stripped
+        if not line or line.startswith("#"):
+            return None
+        negated = False
+        if line.startswith("!"):
+            negated = True
+            line = line[1:]
+        elif line.startswith("\\!") or line.startswith("\\#"):
+            line = line[1:]
+        dir_only = False
+        if line.endswith("/") and not line.endswith("\\/"):
+            dir_only = True
+            line = line.rstrip("/")
+        if not line:
+            return None
+        anchored = "/" in line
+        body = line.lstrip("/")
+        regex = _glob_to_regex(body)
+        if not anchored:
+            regex = "(?:.*/)?" + regex
+        return cls(("!" if negated else "") + line + ("/" if dir_only else ""), negated, dir_only, re.compile(f"^{regex}$", re.S))
+
+    def matches(self, relative: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        return self.regex.match(relative) is not None
+
+    def matches_path_or_parent(self, relative: str) -> bool:
+        """Whether the pattern matches a file's path or one of the directories holding it (a
+        matched directory covers everything inside, as in `.gitignore`). Ignores negation."""
+        parts = relative.split("/")
+        for i in range(1, len(parts) + 1):
+            if self.matches("/".join(parts[:i]), i < len(parts)):
+                return True
+        return False
+
+
+@dataclass
+class IgnoreFile:
+    """The patterns of one ignore file (or of `exclude`), relative to `base` (an absolute dir)."""
+
+    base: str
+    patterns: list[GlobPattern]
+
+    @classmethod
+    def from_lines(cls, base: str, lines: Iterable[str]) -> IgnoreFile:
+        patterns = [p for p in (GlobPattern.parse(line) for line in lines) if p is not None]
+        return cls(base, patterns)
+
+    @classmethod
+    def load(cls, path: str) -> IgnoreFile | None:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(1024 * 1024)
+        except OSError:
+            return None
+        if data.startswith(BOM):
+            data = data[3:]
+        text = data.decode("utf-8", "replace")
+        return cls.from_lines(os.path.dirname(path), text.split("\n"))
+
+    def decide(self, path: str, is_dir: bool) -> bool | None:
+        """True (ignored), False (re-included by `!`), or None (no pattern matches). `path` is
+        absolute; paths outside `base` never match."""
+        relative = _relative_to(path, self.base)
+        if relative is None:
+            return None
+        for pattern in reversed(self.patterns):
+            if pattern.matches(relative, is_dir):
+                return not pattern.negated
+        return None
+
+
+def _relative_to(path: str, base: str) -> str | None:
+    if path == base:
+        return None
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if not path.startswith(prefix):
+        return None
+    relative = path[len(prefix) :]
+    return relative.replace(os.sep, "/") if os.sep != "/" else relative
+
+
+def is_ignored(stack: Iterable[IgnoreFile], path: str, is_dir: bool) -> bool:
+    """Decide with the deepest ignore file first (the innermost `.gitignore` wins)."""
+    for ignore in stack:
+        decision = ignore.decide(path, is_dir)
+        if decision is not None:
+            return decision
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+@dataclass
+class ReadProblem:
+    """Why a file could not be checked. `kind` decides whether it is an error for the user:
+    `missing`, `unreadable`, `not-regular`, `too-large`, `binary`, `encoding`, `loop`, `directory`."""
+
+    kind: str
+    message: str
+
+
+@dataclass
+class ReadSource:
+    text: str  # without the BOM
+    raw: bytes  # exactly the bytes read (to detect changes before writing)
+    bom: bool
+
+
+def _describe_os_error(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "symlink loop (too many levels of symbolic links)"
+    if error.errno == errno.ENOENT:
+        return "no such file or directory"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if error.errno == errno.EISDIR:
+        return "is a directory"
+    return error.strerror or str(error)
+
+
+def stat_problem(path: str, error: OSError) -> ReadProblem:
+    if error.errno == errno.ELOOP:
+        return ReadProblem("loop", "cannot read: symlink loop (too many levels of symbolic links)")
+    if error.errno == errno.ENOENT:
+        if os.path.islink(path):
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            return ReadProblem("missing", f"broken symlink (points to {target!r}, which does not exist)")
+        return ReadProblem("missing", "no such file or directory")
+    return ReadProblem("unreadable", f"cannot read: {_describe_os_error(error)}")
+
+
+def _kind_of_mode(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def format_size(size: int) -> str:
+    for unit, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= factor:
+            value = size / factor
+            return f"{value:.1f} {unit}".replace(".0 ", " ")
+    return f"{size} bytes"
+
+
+def _too_large(size: int, limit: int) -> ReadProblem:
+    return ReadProblem(
+        "too-large",
+        f"skipped: {format_size(size)} is larger than the limit of {format_size(limit)} "
+        "(raise `max-file-size` in the configuration to check it)",
+    )
+
+
+def decode_source(data: bytes) -> ReadSource | ReadProblem:
+    """Bytes -> text: rejects binary data and invalid UTF-8 (naming the byte), accepts a BOM."""
+    nul = data.find(b"\0")
+    if nul != -1:
+        return ReadProblem("binary", f"binary file (NUL byte at byte offset {nul}); not checked")
+    bom = data.startswith(BOM)
+    body = data[3:] if bom else data
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = error.start + (3 if bom else 0)
+        line = data.count(b"\n", 0, offset) + 1
+        line_start = data.rfind(b"\n", 0, offset) + 1
+        column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+        bad = data[offset : offset + 1].hex()
+        return ReadProblem(
+            "encoding",
+            f"not valid UTF-8: invalid byte 0x{bad} at byte offset {offset} (line {line}, column {column}); "
+            "Nix files must be UTF-8",
+        )
+    return ReadSource(text, data, bom)
+
+
+def read_source(path: str, max_size: int) -> ReadSource | ReadProblem:
+    """Read one file, or say why it cannot be checked. Never blocks on a FIFO."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        return stat_problem(path, error)
+    if stat.S_ISDIR(info.st_mode):
+        return ReadProblem("directory", "is a directory")
+    if not stat.S_ISREG(info.st_mode):
+        return ReadProblem("not-regular", f"cannot read: {_kind_of_mode(info.st_mode)}, not a regular file")
+    if info.st_size > max_size:
+        return _too_large(info.st_size, max_size)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        return stat_problem(path, error)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return ReadProblem("not-regular", f"cannot read: {_kind_of_mode(info.st_mode)}, not a regular file")
+        # First ask for the size fstat gives plus one byte (a file that grew shows as larger than
+        # that): a fixed 1 MB chunk would be allocated in full for every small file.
+        chunks = []
+        remaining = max_size + 1
+        want = min(remaining, info.st_size + 1)
+        while remaining > 0:
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+            want = min(remaining, 1 << 20)
+        data = b"".join(chunks)
+    except OSError as error:
+        return ReadProblem("unreadable", f"cannot read: {_describe_os_error(error)}")
+    finally:
+        os.close(fd)
+    if len(data) > max_size:
+        return _too_large(len(data), max_size)
+    return decode_source(data)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+class WriteError(Exception):
+    pass
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def write_atomic(path: str, data: bytes, expected: bytes) -> None:
+    """Replace `path` with `data` unless its content is no longer `expected` (it changed on disk
+    since it was read). Writes a temp file in the same directory, keeps the mode (and owner where
+    permitted), fsyncs, then renames over the file. A symlink is kept: its target is written."""
+    real = os.path.realpath(path)
+    try:
+        info = os.stat(real)
+    except OSError as error:
+        raise WriteError(f"not fixed: the file vanished before the fixes were written ({_describe_os_error(error)})") from error
+    current = _read_bytes(real)
+    if current != expected:
+        raise WriteError("not fixed: the file changed on disk since it was read; run cudalint again")
+    directory = os.path.dirname(real) or "."
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".cudalint-tmp", dir=directory)
+    except OSError as error:
+        raise WriteError(f"not fixed: cannot create a temporary file in {directory}: {_describe_os_error(error)}") from error
+    try:
+        try:
+            os.fchmod(fd, stat.S_IMODE(info.st_mode))
+            if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.fchown(fd, info.st_uid, info.st_gid)
+                except OSError:
+                    pass
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if _read_bytes(real) != expected:  # a last check, right before the rename
+            raise WriteError("not fixed: the file changed on disk since it was read; run cudalint again")
+        os.replace(temp, real)
+    except BaseException as error:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(error, OSError):
+            raise WriteError(f"not fixed: cannot write: {_describe_os_error(error)}") from error
+        raise
+
+
+# --------------------------------------------------------------------------------------------
+# Walking
+
+
+class Listings:
+    """What the walk learnt about a few names in each directory it listed: whether the name is
+    there as a regular file (or a link to one) and whether it exists at all. The walk and the
+    configuration lookup ask about these names in every directory (`.gitignore`, config files,
+    `flake.lock`, `.git`): answering from the one `os.scandir` listing saves a stat per question.
+    Directories the walk did not list (those above its roots) are asked of the file system."""
+
+    NAMES = frozenset(
+        {".gitignore", ".git", "flake.lock", "cudalint.toml", ".cudalint.toml", "pyproject.toml"}
+        | {"flake.nix", "default.nix", "shell.nix", "nix", "npins"}  # where a nixpkgs pin can be (cudalint/knowledge/pins.py)
+    )
+
+    def __init__(self) -> None:
+        self._listed: set[str] = set()
+        self._present: dict[tuple[str, str], tuple[bool, bool]] = {}  # (directory, name) -> (is_file, exists)
+
+    def record(self, directory: str, entries: Iterable[os.DirEntry]) -> None:
+        for entry in entries:
+            if entry.name in self.NAMES:
+                try:
+                    is_file = entry.is_file()
+                    exists = is_file or not entry.is_symlink() or os.path.exists(entry.path)
+                except OSError:
+                    is_file = exists = False
+                self._present[directory, entry.name] = (is_file, exists)
+        self._listed.add(directory)
+
+    def is_file(self, directory: str, name: str) -> bool:
+        if directory in self._listed:
+            return self._present.get((directory, name), (False, False))[0]
+        return os.path.isfile(os.path.join(directory, name))
+
+    def exists(self, directory: str, name: str) -> bool:
+        if directory in self._listed:
+            return self._present.get((directory, name), (False, False))[1]
+        return os.path.exists(os.path.join(directory, name))
+
+
+@dataclass(frozen=True)
+class Found:
+    """A file to check. `path` is absolute (not resolved: symlinks kept), `explicit` when the
+    user named it; `key` identifies the underlying file (to check it once)."""
+
+    path: str
+    explicit: bool
+    key: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class WalkNotice:
+    path: str
+    message: str
+    error: bool  # the user must act (exit 2)
+
+
+@dataclass
+class _Pending:
+    directory: str
+    ignores: tuple[IgnoreFile, ...]  # deepest first
+
+
+@dataclass
+class Walker:
+    """Collects the files under directories. `exclude(path, is_dir)` is asked for every entry
+    (the config's `exclude`); `respect_gitignore` turns `.gitignore` handling on."""
+
+    exclude: Callable[[str, bool], bool] = lambda path, is_dir: False
+    respect_gitignore: bool = True
+    listings: Listings = field(default_factory=Listings)  # shared with the configuration lookup
+    found: list[Found] = field(default_factory=list)
+    notices: list[WalkNotice] = field(default_factory=list)
+    _seen_dirs: set[tuple[int, int]] = field(default_factory=set)
+    _seen_files: set[tuple[int, int]] = field(default_factory=set)
+    _gitignore_cache: dict[str, IgnoreFile | None] = field(default_factory=dict)
+    _reported: int = 0  # how many of `found` `fresh` has handed out
+
+    def add_file(self, path: str, explicit: bool, key: tuple[int, int] | None = None) -> None:
+        if key is None:
+            try:
+                info = os.stat(path)
+                key = (info.st_dev, info.st_ino)
+            except OSError:
+                key = None
+        if key is not None:
+            if key in self._seen_files:
+                return
+            self._seen_files.add(key)
+        self.found.append(Found(path, explicit, key))
+
+    def _gitignore(self, directory: str) -> IgnoreFile | None:
+        if directory not in self._gitignore_cache:
+            present = self.listings.is_file(directory, ".gitignore")
+            self._gitignore_cache[directory] = IgnoreFile.load(os.path.join(directory, ".gitignore")) if present else None
+        return self._gitignore_cache[directory]
+
+    def _ancestor_ignores(self, directory: str) -> tuple[IgnoreFile, ...]:
+        """`.gitignore` files of the directories above a walk root, up to the root of the git
+        repository holding it (none when it is not in a repository), plus `.git/info/exclude`."""
+        if not self.respect_gitignore:
+            return ()
+        chain = []
+        current = directory
+        while True:
+            parent = os.path.dirname(current)
+            if os.path.exists(os.path.join(current, ".git")):
+                exclude = os.path.join(current, ".git", "info", "exclude")
+                ignores = [ig for ig in (self._gitignore(d) for d in chain) if ig is not None]
+                if os.path.isfile(exclude):
+                    loaded = IgnoreFile.load(exclude)
+                    if loaded is not None:
+                        loaded.base = current
+                        ignores.append(loaded)
+                return tuple(ignores)
+            if parent == current:
+                return ()
+            chain.append(parent)
+            current = parent
+
+    def fresh(self) -> list[Found]:
+        """The files added to `found` since the last call."""
+        added = self.found[self._reported :]
+        self._reported = len(self.found)
+        return added
+
+    def walk(self, root: str) -> None:
+        """Walk a directory (absolute path) the user named."""
+        for _ in self.walking(root):
+            pass
+
+    def walking(self, root: str) -> Iterator[Found]:
+        """Walk a directory (absolute path) the user named, yielding the `fresh` files as it
+        goes (so they can be checked while the walk goes on)."""
+        try:
+            info = os.stat(root)
+        except OSError as error:
+            problem = stat_problem(root, error)
+            self.notices.append(WalkNotice(root, problem.message, True))
+            return
+        self._seen_dirs.add((info.st_dev, info.st_ino))
+        deferred: list[_Pending] = []
+        yield from self._walk_tree(_Pending(root, self._ancestor_ignores(root)), deferred)
+        # Directory symlinks last, so a directory reached both directly and through a link is
+        # checked under its real path; each directory is walked once, so loops end.
+        while deferred:
+            pending = deferred.pop(0)
+            try:
+                info = os.stat(pending.directory)
+            except OSError as error:
+                self.notices.append(WalkNotice(pending.directory, stat_problem(pending.directory, error).message + "; skipped", False))
+                continue
+            key = (info.st_dev, info.st_ino)
+            if key in self._seen_dirs:
+                continue
+            self._seen_dirs.add(key)
+            yield from self._walk_tree(pending, deferred)
+
+    def _walk_tree(self, start: _Pending, deferred: list[_Pending]) -> Iterator[Found]:
+        stack = [start]
+        while stack:
+            yield from self.fresh()
+            pending = stack.pop()
+            directory = pending.directory
+            ignores = pending.ignores
+            try:
+                with os.scandir(directory) as iterator:
+                    entries = sorted(iterator, key=lambda e: e.name)
+            except FileNotFoundError:
+                self.notices.append(WalkNotice(directory, "directory vanished while it was being walked; skipped", False))
+                continue
+            except NotADirectoryError:
+                self.notices.append(WalkNotice(directory, "no longer a directory; skipped", False))
+                continue
+            except OSError as error:
+                self.notices.append(WalkNotice(directory, f"cannot read directory: {_describe_os_error(error)}", True))
+                continue
+            self.listings.record(directory, entries)
+            if self.respect_gitignore:
+                own = self._gitignore(directory)
+                if own is not None:
+                    ignores = (own,) + ignores
+            try:
+                dir_dev = os.stat(directory).st_dev
+            except OSError:
+                dir_dev = -1
+            subdirs: list[_Pending] = []
+            for entry in entries:
+                name = entry.name
+                if name == ".git":
+                    continue
+                path = entry.path
+                try:
+                    is_link = entry.is_symlink()
+                    if is_link:
+                        try:
+                            target = os.stat(path)
+                        except OSError as error:
+                            if name.endswith(NIX_SUFFIX):
+                                message = stat_problem(path, error).message
+                                self.notices.append(WalkNotice(path, f"{message}; skipped", False))
+                            continue
+                        is_dir = stat.S_ISDIR(target.st_mode)
+                        is_file = stat.S_ISREG(target.st_mode)
+                        key = (target.st_dev, target.st_ino)
+                    else:
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                        is_file = entry.is_file(follow_symlinks=False)
+                        key = (dir_dev, entry.inode())
+                except OSError:
+                    # vanished between listing and looking at it
+                    continue
+                if is_dir:
+                    if self._skip(ignores, path, True):
+                        continue
+                    if is_link:
+                        try:
+                            resolved = os.path.realpath(path)
+                        except OSError:
+                            continue
+                        if resolved.startswith(NIX_STORE):
+                            continue  # a `result` link into the Nix store is build output
+                        deferred.append(_Pending(path, ignores))
+                        continue
+                    if key in self._seen_dirs:
+                        continue
+                    self._seen_dirs.add(key)
+                    subdirs.append(_Pending(path, ignores))
+                elif name.endswith(NIX_SUFFIX):
+                    if self._skip(ignores, path, False):
+                        continue
+                    if not is_file:
+                        self.notices.append(WalkNotice(path, "not a regular file (a FIFO, socket or device); skipped", False))
+                        continue
+                    self.add_file(path, False, key)
+            stack.extend(reversed(subdirs))
+        yield from self.fresh()
+
+    def _skip(self, ignores: tuple[IgnoreFile, ...], path: str, is_dir: bool) -> bool:
+        if self.exclude(path, is_dir):
+            return True
+        return self.respect_gitignore and is_ignored(ignores, path, is_dir)
+
+
+@lru_cache(maxsize=4096)
+def compile_globs(globs: tuple[str, ...]) -> tuple[GlobPattern, ...]:
+    return tuple(p for p in (GlobPattern.parse(g) for g in globs) if p is not None)

@@ -1,0 +1,336 @@
+"""Checking files: read, lint, fix (write or diff), in a process pool across files.
+
+Each file becomes a `Processed`: its `FileResult` for the reporters (None when the file was
+skipped), notices for stderr, and whether something went wrong that the user must act on
+(exit 2). Results come back in the order of the tasks (sorted by path by the caller).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import difflib
+import itertools
+import os
+import re
+import traceback
+from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from cudalint.frontend import files
+from cudalint.frontend.config import FileSettings
+from cudalint.frontend.newcode import NewLines, Scope
+from cudalint.lint.results import FileResult, ReportedTarget
+from cudalint.nix.source import SourceFile
+
+CHECK, FIX, DIFF = "check", "fix", "diff"
+# Below this many files a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 16
+
+# A SourceFile crosses process boundaries as (path, text); its derived fields are rebuilt.
+copyreg.pickle(SourceFile, lambda s: (SourceFile, (s.path, s.text)))
+
+# Problems that skip a file found by walking a directory with only a notice; any problem with a
+# file the user named, and the others (binary, not UTF-8, unreadable), are errors.
+_WALK_NOTICES = frozenset({"too-large", "loop", "missing", "not-regular", "directory"})
+
+
+@dataclass(frozen=True)
+class Task:
+    path: str | None  # absolute path to read; None for stdin (text given)
+    display: str
+    settings: int  # index into the settings table given to the workers
+    explicit: bool
+    text: bytes | None = None  # stdin's bytes
+    new: NewLines | None = None  # `--new-from-rev`: report and fix only findings on these lines
+
+
+@dataclass
+class Processed:
+    result: FileResult | None
+    notices: list[str] = field(default_factory=list)
+    failed: bool = False  # a problem the user must act on (exit 2)
+    output: bytes | None = None  # the fixed bytes of stdin (with --fix)
+
+
+# ---------------------------------------------------------------------------------------------
+# Text-level helpers
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their endings, split on LF only (str.splitlines also splits on \\x0c, ...)."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def unified_diff(display: str, before: str, after: str) -> str:
+    """A patch `git apply` / `patch -p1` accept (a/ b/ prefixes for relative paths), with
+    `\\ No newline at end of file` markers where needed."""
+    if os.path.isabs(display):
+        old, new = display, display
+    else:
+        old, new = f"a/{display}", f"b/{display}"
+    out = []
+    for line in difflib.unified_diff(_lines(before), _lines(after), old, new):
+        if line.endswith("\n"):
+            out.append(line)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def keep_style(original: str, fixed: str) -> str:
+    """Make fixed text keep the original's line endings and final-newline presence: fixes may
+    insert bare "\\n" into a CRLF file, or add/remove the last newline."""
+    lf = original.count("\n")
+    crlf = original.count("\r\n")
+    all_crlf = crlf > 0 and crlf == lf
+    if all_crlf:
+        fixed = re.sub(r"(?<!\r)\n", "\r\n", fixed)
+    if original and fixed:
+        if original.endswith("\n") and not fixed.endswith("\n"):
+            fixed += "\r\n" if all_crlf else "\n"
+        elif not original.endswith("\n") and fixed.endswith("\n"):
+            fixed = fixed[:-2] if fixed.endswith("\r\n") else fixed[:-1]
+    return fixed
+
+
+# ---------------------------------------------------------------------------------------------
+# One file
+
+
+def process_source(
+    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None, new: NewLines | None = None
+) -> Processed:
+    """Lint one decoded file; with FIX write the fixes to `write_path` (or return them as
+    `output` when it is None: stdin); with DIFF return them as a diff. With `new`, only the
+    findings on those lines are reported and fixed."""
+    from cudalint.lint import engine
+
+    processed = Processed(None)
+    if (new is not None and new.none) or not engine.may_find(read.raw, settings.lint.enabled):
+        # the prefilter: nothing to find, so nothing to parse, fix or send back but the name
+        processed.result = FileResult(display, None)
+        if mode == FIX and write_path is None:
+            processed.output = read.raw
+        return processed
+    settings, target = file_target(read.text, display, settings, os.path.dirname(write_path) if write_path else None)
+    processed = _process_parsed(display, read, settings, mode, write_path, new)
+    if processed.result is not None:
+        processed.result.target = target
+    return processed
+
+
+def _process_parsed(
+    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None, new: NewLines | None
+) -> Processed:
+    from cudalint.lint import engine, fixing
+
+    processed = Processed(None)
+    source = SourceFile(display, read.text)
+    first = engine.lint(source, settings.lint)
+    scope = Scope.of_lines(source, new.lines) if new is not None else None
+    if scope is not None:
+        first.diagnostics = scope.select(first.diagnostics)
+    processed.notices.extend(first.notes)
+    if first.internal_errors:
+        processed.failed = True
+    if mode == CHECK:
+        processed.result = FileResult(display, source, first.diagnostics, internal_errors=first.internal_errors)
+        return processed
+
+    def unchanged() -> Processed:
+        processed.result = FileResult(display, source, first.diagnostics, internal_errors=first.internal_errors)
+        if mode == FIX and write_path is None:
+            processed.output = read.raw
+        return processed
+
+    if first.syntax_errors:
+        if fixing.select_fixes(first.diagnostics, settings.unsafe_fixes):
+            processed.notices.append("not fixed: the file has syntax errors; fix them first (cudalint never rewrites code it cannot parse)")
+        return unchanged()
+    outcome = fixing.fix_file(source, settings.lint, settings.unsafe_fixes, first=first, scope=scope)
+    for code, title in outcome.dropped:
+        processed.notices.append(f"a fix of {code} ({title}) was not applied: it would have broken the syntax")
+    if outcome.out_of_time:
+        processed.notices.append(
+            f"fixing stopped when the time budget of {settings.lint.time_budget:g} s ran out; run again to apply the rest "
+            "(or raise `time-budget` in the configuration)"
+        )
+    if not outcome.changed:
+        return unchanged()
+    text = keep_style(read.text, outcome.text)
+    # the findings (and syntax check) of exactly the text to be written
+    final = outcome.result if text == outcome.result.source.text else engine.lint(SourceFile(display, text), settings.lint, prefilter=False)
+    if outcome.scope is not None:
+        scope = outcome.scope
+        if text != outcome.text:  # keep_style changed line endings: the same lines, other offsets
+            scope = Scope.of_lines(final.source, scope.line_numbers(SourceFile(display, outcome.text)))
+        final.diagnostics = scope.select(final.diagnostics)
+    internal = list(dict.fromkeys(first.internal_errors + final.internal_errors))
+    if final.syntax_errors > first.syntax_errors:
+        # fix_file guarantees this cannot happen; never write if it does.
+        processed.failed = True
+        processed.result = FileResult(
+            display, source, first.diagnostics, error="not fixed: the fixed text would not parse (a cudalint bug; please report it)"
+        )
+        return processed
+    data = (files.BOM if read.bom else b"") + text.encode("utf-8")
+    fixed = len(outcome.applied)
+    if mode == DIFF:
+        processed.result = FileResult(
+            display, final.source, final.diagnostics, fixed=fixed, diff=unified_diff(display, read.text, text), internal_errors=internal
+        )
+        return processed
+    if write_path is None:
+        processed.output = data
+    else:
+        try:
+            files.write_atomic(write_path, data, read.raw)
+        except files.WriteError as error:
+            processed.failed = True
+            processed.result = FileResult(display, source, first.diagnostics, error=str(error), internal_errors=first.internal_errors)
+            return processed
+    processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, internal_errors=internal)
+    return processed
+
+
+def file_target(text: str, display: str, settings: FileSettings, directory: str | None = None) -> tuple[FileSettings, ReportedTarget]:
+    """The settings to lint a file with and the target they mean: the file's own nixpkgs fetch
+    (or that of a file it imports from `directory`) overrides a pin found around it (not a
+    configured target). The language server uses it too."""
+    from cudalint.knowledge import pins
+    from cudalint.knowledge.reference import target
+
+    pin = settings.pin
+    if not pin.explicit and not display.endswith("flake.nix"):  # a flake's inputs are its lock's business
+        fetched = pins.fetched_in(text)
+        if fetched is not None:
+            pin = pins.Pin(fetched, f"{display} fetches nixpkgs")
+        elif directory is not None and "import" in text:
+            imported = pins.imported_pin(text, directory)
+            if imported is not None:
+                pin = pins.Pin(imported[0], f"{imported[1]} (imported) fetches nixpkgs")
+        if pin is not settings.pin:
+            settings = dataclasses.replace(settings, lint=dataclasses.replace(settings.lint, nixpkgs=pin.nixpkgs), pin=pin)
+    judged = target(settings.lint.nixpkgs, settings.lint.cuda)
+    return settings, ReportedTarget(settings.lint.nixpkgs, pin.source, judged.era.id, judged.releases)
+
+
+def read_problem(display: str, problem: files.ReadProblem, explicit: bool) -> Processed:
+    if not explicit and problem.kind in _WALK_NOTICES:
+        return Processed(None, [problem.message])
+    return Processed(FileResult(display, None, error=problem.message), failed=True)
+
+
+def process_task(task: Task, settings: FileSettings, mode: str) -> Processed:
+    try:
+        if task.path is None:
+            assert task.text is not None
+            if len(task.text) > settings.max_file_size:
+                return Processed(
+                    FileResult(task.display, None, error=f"standard input is larger than the limit of {files.format_size(settings.max_file_size)}"),
+                    failed=True,
+                )
+            read = files.decode_source(task.text)
+        else:
+            read = files.read_source(task.path, settings.max_file_size)
+        if isinstance(read, files.ReadProblem):
+            return read_problem(task.display, read, task.explicit)
+        return process_source(task.display, read, settings, mode, task.path, task.new)
+    except Exception:
+        return Processed(
+            FileResult(task.display, None, error=f"internal error: {traceback.format_exc(limit=-4).strip()}"),
+            failed=True,
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Many files
+
+# Tasks handed to a worker at a time: few enough round trips that their cost vanishes, small
+# enough that both workers stay busy to the end. (A run's files are mostly small: ~3 KB.)
+BATCH = 128
+
+
+@dataclass(frozen=True)
+class _Batch:
+    tasks: tuple[Task, ...]
+    settings: dict[int, FileSettings]  # those the tasks refer to (the table grows as paths are found)
+    mode: str
+
+
+def _init() -> None:
+    # Ctrl-C is the parent's to handle: it cancels what has not started and exits.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _nothing_to_report(task: Task) -> Processed:
+    return Processed(FileResult(task.display, None))
+
+
+def _work(batch: _Batch) -> list[Processed | None]:
+    """Most results say only "checked, nothing to parse": those cross back as None."""
+    results: list[Processed | None] = []
+    for task in batch.tasks:
+        processed = process_task(task, batch.settings[task.settings], batch.mode)
+        results.append(None if processed == _nothing_to_report(task) else processed)
+    return results
+
+
+def _warm_up() -> None:
+    """Load the rules and the grammar once in the parent, before forking workers."""
+    from cudalint.lint import engine  # noqa: F401
+    from cudalint.lint.registry import all_rules
+    from cudalint.nix.parsing import language
+
+    all_rules()
+    language()
+
+
+def run(
+    tasks: Iterable[Task],
+    table: Sequence[FileSettings],
+    mode: str,
+    jobs: int,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[Task, Processed]]:
+    """Process tasks, yielding each with its result, in task order. `tasks` may be a generator
+    (a directory walk): workers start on the first batches while it goes on. `table` is read as
+    the tasks come (a task's settings index must be in it by the time the task is produced)."""
+    _warm_up()
+    pending = iter(tasks)
+    first = list(itertools.islice(pending, PARALLEL_THRESHOLD))
+    if jobs <= 1 or len(first) < PARALLEL_THRESHOLD:
+        for index, task in enumerate(itertools.chain(first, pending)):
+            yield task, process_task(task, table[task.settings], mode)
+            if progress:
+                progress(index + 1)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        context = multiprocessing.get_context()
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init)
+    try:
+        submitted = []
+        for start in itertools.count(0, BATCH):
+            batch = first[start : start + BATCH] if start < len(first) else []
+            batch += itertools.islice(pending, BATCH - len(batch))
+            if not batch:
+                break
+            settings = {task.settings: table[task.settings] for task in batch}
+            submitted.append((batch, pool.submit(_work, _Batch(tuple(batch), settings, mode))))
+        done = 0
+        for batch, future in submitted:
+            for task, processed in zip(batch, future.result()):
+                yield task, processed if processed is not None else _nothing_to_report(task)
+                done += 1
+                if progress:
+                    progress(done)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,196 @@
+"""The nixpkgs a file is pinned to: where the target comes from when `nixpkgs` is not configured.
+
+In order: the file's own fetch of nixpkgs (`fetchTarball`, `builtins.fetchTarball`,
+`fetchFromGitHub`, `fetchGit`, `fetchurl` of a nixpkgs archive or channel), or that of a file it
+imports by relative path (`import ../pin/nixpkgs.nix { }`, also through the nix-prefetch-git JSON
+that file reads); the nearest
+`flake.lock` (its nixpkgs input's `lastModified`); a `flake.nix` without a lock
+(`inputs.nixpkgs.url`, following `inputs.nixpkgs.follows` to another input's URL); a
+`default.nix`/`shell.nix` next to the file that fetches nixpkgs; niv's `nix/sources.json` and
+`npins/sources.json`. Only branches, release tags and dates say which nixpkgs that is: a pinned
+commit without a lock has no date here, so it is skipped. `import <nixpkgs>` alone pins nothing
+(the newest nixpkgs is assumed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+from cudalint.knowledge.targets import TargetError, normalize
+
+
+@dataclass(frozen=True)
+class Pin:
+    nixpkgs: str | None  # canonical target ("23.05", "unstable", a date); None: the newest
+    source: str | None  # where it came from, for the report ("flake.nix inputs.nixpkgs.url")
+    explicit: bool = False  # configured (`--nixpkgs`, a config file): a file's own fetch does not override it
+
+
+NEWEST = Pin(None, None)
+
+_REF = r"(?:nixos|nixpkgs|release)-\d{2}\.\d{2}(?:-small|-darwin)?|nixos-unstable(?:-small)?|nixpkgs-unstable|master|\d{2}\.\d{2}"
+# A nixpkgs location with a branch or tag: flake references, GitHub archives, channels.
+_NIXPKGS_URL = re.compile(
+    r"(?:github:|https://github\.com/|git\+https://github\.com/)nixos/nixpkgs(?:\.git)?"
+    rf"(?:/(?:archive/|tarball/|refs/heads/|refs/tags/)?(?P<path>{_REF})(?:\.tar\.gz)?|\?(?:[^\"'\s]*&)?ref=(?:refs/heads/)?(?P<query>{_REF}))"
+    rf"|^nixpkgs/(?P<registry>{_REF})$"
+    rf"|channel:(?P<channel>{_REF})"
+    rf"|nixos\.org/channels/(?P<channels>{_REF})/",
+    re.IGNORECASE,
+)
+_STRING = re.compile(r'"((?:[^"\\$]|\\.|\$(?!\{))*)"')
+_GITHUB_FETCH = re.compile(
+    r"fetchFromGitHub\s*\{(?P<body>[^{}]*\bowner\s*=\s*\"nixos\"[^{}]*\brepo\s*=\s*\"nixpkgs\"[^{}]*)\}", re.IGNORECASE | re.DOTALL
+)
+_REV = re.compile(rf"\b(?:rev|ref|tag)\s*=\s*\"(?:refs/(?:heads|tags)/)?(?P<ref>{_REF})\"", re.IGNORECASE)
+_FETCHES = re.compile(r"\b(?:fetchTarball|fetchFromGitHub|fetchGit|fetchurl|fetchzip|fetchTree|getFlake)\b")
+# `rev = "266dc8c3..."`: a commit, whatever branch it was taken from
+_COMMIT = re.compile(r"\brev\s*=\s*\"[0-9a-f]{40}\"")
+_INPUT_URL = re.compile(r"(?<![\w'-])(?P<input>[A-Za-z_][\w'-]*)(?:\.url\s*=|\s*=\s*\{[^{}]*?(?<![.\w])url\s*=)\s*\"(?P<url>[^\"]*)\"")
+_FOLLOWS = re.compile(r"(?<![\w'-])(?<![\w'-]\.inputs\.)nixpkgs(?:\.follows\s*=|\s*=\s*\{[^{}]*?(?<![.\w])follows\s*=)\s*\"(?P<target>[^\"]*)\"")
+
+
+# A flake reference without a ref: the default branch (`github:NixOS/nixpkgs`) or the registry's
+# nixpkgs (`nixpkgs`), both the newest nixpkgs.
+_DEFAULT_BRANCH = re.compile(r"^(?:github:nixos/nixpkgs|https://github\.com/nixos/nixpkgs(?:\.git)?|nixpkgs)/?$", re.IGNORECASE)
+
+
+def target_of_url(url: str) -> str | None:
+    """The canonical target a nixpkgs URL or flake reference names, if it names a branch or tag."""
+    if _DEFAULT_BRANCH.match(url.strip()):
+        return "unstable"
+    match = _NIXPKGS_URL.search(url.strip())
+    if match is None:
+        return None
+    ref = next(group for group in match.groups() if group)
+    try:
+        return normalize(ref)
+    except TargetError:
+        return None
+
+
+def fetched_in(text: str) -> str | None:
+    """The target of a nixpkgs fetched in Nix code (`fetchTarball "…/nixos-23.05.tar.gz"`,
+    `fetchFromGitHub { owner = "NixOS"; repo = "nixpkgs"; rev = "23.05"; }`, `fetchGit`)."""
+    if not _FETCHES.search(text):  # cheap on files without a fetch
+        return None
+    for match in _GITHUB_FETCH.finditer(text):
+        ref = _REV.search(match.group("body"))
+        if _COMMIT.search(match.group("body")):
+            continue  # a pinned commit: its date is not known here
+        if ref is not None:
+            try:
+                return normalize(ref.group("ref"))
+            except TargetError:
+                continue
+    for match in _STRING.finditer(text):
+        value = match.group(1)
+        if ("nixpkgs" in value.lower() or "channel" in value.lower()) and not _DEFAULT_BRANCH.match(value.strip()):
+            target = target_of_url(value)  # a bare repository URL says nothing: its `ref` may follow
+            if target is not None:
+                return target
+    for match in re.finditer(r"fetchGit\s*\{(?P<body>[^{}]*)\}", text):
+        body = match.group("body")
+        if re.search(r"github\.com/nixos/nixpkgs", body, re.IGNORECASE) and not _COMMIT.search(body):
+            ref = _REV.search(body)
+            if ref is not None:
+                return normalize(ref.group("ref"))
+    return None
+
+
+_IMPORTED = re.compile(r"\bimport\s+\(?\s*(?P<path>\.{1,2}/[\w./+-]*\.nix)\b")
+_READ_JSON = re.compile(r"\breadFile\s+(?P<path>\.{1,2}/[\w./+-]*\.json)\b")
+
+
+def imported_pin(text: str, directory: str) -> tuple[str, str] | None:
+    """`import ../pin/nixpkgs.nix { }`: the target the imported file fetches (one level deep),
+    also through a nix-prefetch-git JSON it reads (`"url"` of nixpkgs, `"date"`), and the
+    imported file's path relative to `directory`."""
+    for match in _IMPORTED.finditer(text):
+        relative = match.group("path")
+        imported = read_small(os.path.join(directory, relative))
+        if not imported:
+            continue
+        target = fetched_in(imported)
+        if target is None:
+            for json_match in _READ_JSON.finditer(imported):
+                target = prefetch_json(read_small(os.path.join(directory, os.path.dirname(relative), json_match.group("path"))))
+                if target is not None:
+                    break
+        if target is not None:
+            return target, os.path.normpath(relative)
+    return None
+
+
+def prefetch_json(text: str) -> str | None:
+    """The date of a nixpkgs commit recorded by nix-prefetch-git (`{"url": ".../nixpkgs", "rev":
+    ..., "date": "2019-06-27T22:37:20+02:00"}`), or its branch."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or "nixpkgs" not in str(data.get("url", "")).lower():
+        return None
+    date = data.get("date")
+    if isinstance(date, str) and re.match(r"^\d{4}-\d{2}-\d{2}", date):
+        return date[:10]
+    branch = data.get("branch") or data.get("ref")
+    if isinstance(branch, str):
+        try:
+            return normalize(branch)
+        except TargetError:
+            return None
+    return None
+
+
+def read_small(path: str, limit: int = 1 << 20) -> str:
+    """A pin file's text ("" when it cannot be read or is larger than `limit`)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace") if len(data) <= limit else ""
+
+
+def flake_input(text: str) -> str | None:
+    """The target of a flake's `inputs.nixpkgs.url`, following `nixpkgs.follows = "other"` to
+    `other`'s URL when that is a nixpkgs URL."""
+    urls = {match.group("input"): match.group("url") for match in _INPUT_URL.finditer(text)}
+    name = "nixpkgs"
+    if name not in urls:
+        follows = _FOLLOWS.search(text)
+        if follows is not None:
+            name = follows.group("target").split("/")[0]
+    url = urls.get(name)
+    return target_of_url(url) if url is not None else None
+
+
+def sources_json(text: str) -> str | None:
+    """The target of niv's `sources.json` (`"nixpkgs": {"branch": …}`) or npins'
+    (`"pins": {"nixpkgs": {"name": …} or {"branch": …}}`)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    pins = data.get("pins", data)
+    entry = pins.get("nixpkgs") if isinstance(pins, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    for key in ("branch", "name", "ref"):
+        value = entry.get(key)
+        if isinstance(value, str):
+            try:
+                return normalize(value)
+            except TargetError:
+                continue
+    for key in ("url", "url_template"):
+        value = entry.get(key)
+        if isinstance(value, str) and target_of_url(value) is not None:
+            return target_of_url(value)
+    return None

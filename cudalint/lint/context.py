@@ -1,0 +1,78 @@
+"""What a rule's check receives: the file, its tree, the semantic view, and `report`."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from collections.abc import Iterable
+
+from tree_sitter import Node, Tree
+
+from cudalint.lint.model import Diagnostic, Fix, Rule, Severity
+from cudalint.nix.places import Place
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import text
+
+if TYPE_CHECKING:
+    from cudalint.knowledge.reference import ReferenceSet, Target
+    from cudalint.lint.settings import LintSettings
+
+
+@dataclass
+class Context:
+    source: SourceFile
+    tree: Tree
+    semantic: Semantic
+    settings: LintSettings
+    rule: Rule | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # The node the engine handed to the rule, per finding: what an incremental re-lint re-checks.
+    node: Node | None = None
+    origins: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def report(
+        self,
+        where: Node | tuple[int, int],
+        message: str,
+        *,
+        fixes: Iterable[Fix | None] = (),
+        severity: Severity | None = None,
+    ) -> None:
+        assert self.rule is not None
+        start, end = (where.start_byte, where.end_byte) if isinstance(where, Node) else where
+        at = where if isinstance(where, Node) else self.tree.root_node.named_descendant_for_byte_range(start, end)
+        diagnostic = Diagnostic(
+            code=self.rule.code,
+            message=sys.intern(message),  # the same finding repeats in generated files; an editor keeps them all
+            start=start,
+            end=end,
+            severity=severity or self.rule.severity,
+            fixes=tuple(f for f in fixes if f is not None and f.edits),
+            context=self.place(at).kind.value if at is not None else None,
+        )
+        self.diagnostics.append(diagnostic)
+        if self.node is not None:
+            self.origins[id(diagnostic)] = (self.node.start_byte, self.node.end_byte)
+
+    def text(self, node: Node) -> str:
+        return text(node)
+
+    def place(self, node: Node) -> Place:
+        """Where `node` stands (package, dev shell, module, override): advice follows it."""
+        return self.semantic.place(node)
+
+    # The reference set, for rules whose findings depend on the target nixpkgs and CUDA releases.
+
+    @property
+    def reference(self) -> ReferenceSet:
+        from cudalint.knowledge.reference import load
+
+        return load()
+
+    @property
+    def target(self) -> Target:
+        from cudalint.knowledge.reference import target
+
+        return target(self.settings.nixpkgs, self.settings.cuda)

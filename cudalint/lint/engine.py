@@ -1,0 +1,403 @@
+"""The engine: text -> tree -> semantic view -> rules -> diagnostics. One walk over the tree
+dispatches every node to the rules registered for its type."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ahocorasick_rs import BytesAhoCorasick
+from tree_sitter import Tree
+
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Rule, Severity
+from cudalint.lint.registry import all_rules, known_codes
+from cudalint.lint.settings import LintSettings
+from cudalint.lint.suppressions import Suppression, find_suppressions, is_valid_code
+from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.semantic import Semantic
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import descendants
+
+SYNTAX_ERROR = "CUDA900"
+UNUSED_SUPPRESSION = "CUDA901"
+# Rules the engine itself implements (their modules hold metadata and docs only).
+ENGINE_RULES = frozenset({SYNTAX_ERROR, UNUSED_SUPPRESSION})
+# Rules answer questions about a node's ancestors, which costs depth x nodes; real Nix nests a
+# few dozen levels. Below this depth rules are not run (syntax checks still cover everything).
+MAX_RULE_DEPTH = 256
+# How many nodes the walk dispatches between two looks at the clock.
+_CLOCK_INTERVAL = 64
+
+
+@dataclass
+class LintResult:
+    source: SourceFile
+    tree: Tree | None  # None when the prefilter skipped parsing
+    diagnostics: list[Diagnostic]
+    syntax_errors: int = 0
+    internal_errors: list[str] = field(default_factory=list)
+    suppressed: int = 0
+    notes: list[str] = field(default_factory=list)  # limits reached: shown, but not errors
+    # For `relint`: the findings before suppression, and the span of the node each came from
+    # (start, end pairs in the same order, -1 when none; an editor keeps one per open file).
+    unsuppressed: list[Diagnostic] = field(default_factory=list)
+    origin_spans: array = field(default_factory=lambda: array("q"))
+
+    def origins(self) -> Iterator[tuple[Diagnostic, tuple[int, int] | None]]:
+        spans = self.origin_spans
+        for index, diagnostic in enumerate(self.unsuppressed):
+            start, end = spans[2 * index], spans[2 * index + 1]
+            yield diagnostic, (None if start < 0 else (start, end))
+    provisional: bool = False  # from `relint`: exact unless the edit changed facts elsewhere
+
+
+@lru_cache(maxsize=1024)
+def _dispatch(enabled: frozenset[str]) -> dict[str, tuple[Rule, ...]]:
+    table: dict[str, list[Rule]] = {}
+    for rule in all_rules():
+        if rule.code in enabled and rule.check is not None:
+            for node_type in rule.node_types:
+                table.setdefault(node_type, []).append(rule)
+    return {k: tuple(v) for k, v in table.items()}
+
+
+@lru_cache(maxsize=64)
+def _needles(enabled: frozenset[str]) -> tuple[bytes, ...] | None:
+    """Byte strings of which a file must hold one for an enabled rule to fire; None when an
+    enabled rule declares none (it could fire anywhere). cudalint looks only at files that
+    mention something one of its rules looks for: syntax errors are reported in those."""
+    needles: set[bytes] = set()
+    for rule in all_rules():
+        if rule.code == SYNTAX_ERROR:
+            continue
+        if rule.code in enabled or SYNTAX_ERROR in enabled:
+            if not rule.patterns:
+                return None
+            needles.update(rule.patterns)
+    # a needle that contains another is found whenever it would be
+    return tuple(sorted(n for n in needles if not any(other in n for other in needles if other != n)))
+
+
+@lru_cache(maxsize=64)
+def _pattern_owners(enabled: frozenset[str]) -> tuple[BytesAhoCorasick | None, tuple[frozenset[str], ...], frozenset[str]]:
+    """A matcher over every enabled rule's patterns, the rules each pattern belongs to, and the
+    enabled rules without patterns (dispatched always)."""
+    owners: dict[bytes, set[str]] = {}
+    always = set()
+    for rule in all_rules():
+        if rule.code in enabled:
+            if not rule.patterns:
+                always.add(rule.code)
+            for pattern in rule.patterns:
+                owners.setdefault(pattern, set()).add(rule.code)
+    patterns = sorted(owners)
+    matcher = BytesAhoCorasick(patterns) if patterns else None
+    return matcher, tuple(frozenset(owners[p]) for p in patterns), frozenset(always)
+
+
+def _rules_that_may_fire(data: bytes, enabled: frozenset[str]) -> frozenset[str]:
+    """The enabled rules whose patterns the file holds (one pass over it): the others are not
+    dispatched."""
+    matcher, owners, always = _pattern_owners(enabled)
+    if matcher is None:
+        return always
+    found = {index for index, _, _ in matcher.find_matches_as_indexes(data, overlapping=True)}
+    return always.union(*(owners[index] for index in found))
+
+
+@lru_cache(maxsize=64)
+def _matcher(needles: tuple[bytes, ...]) -> BytesAhoCorasick:
+    return BytesAhoCorasick(list(needles))
+
+
+def may_find(data: bytes, enabled: frozenset[str]) -> bool:
+    """The prefilter: whether a file holding `data` can have findings, so is worth parsing.
+    One Aho-Corasick pass finds any of the needles (a scan per needle was 7x slower on a
+    nixpkgs-sized tree, where 96% of the files hold none)."""
+    needles = _needles(enabled)
+    if needles is None:
+        return True
+    return bool(_matcher(needles).find_matches_as_indexes(data))
+
+
+def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None, prefilter: bool = True) -> LintResult:
+    """Lint one file. With `prefilter`, a file that mentions nothing any enabled rule looks
+    for is not parsed (its result has no tree unless one was given) and has no findings."""
+    if prefilter and not may_find(source.data, settings.enabled):
+        return LintResult(source, tree, [])
+    tree = tree if tree is not None else parse(source)
+    diagnostics: list[Diagnostic] = []
+    internal_errors: list[str] = []
+    notes: list[str] = []
+    try:
+        problems = syntax_problems(tree, source)
+    except RecursionError:
+        problems = []
+        internal_errors.append("internal error in CUDA900: nesting too deep to check for duplicate definitions")
+    if settings.is_enabled(SYNTAX_ERROR):
+        diagnostics.extend(Diagnostic(SYNTAX_ERROR, p.message, p.start, p.end, Severity.ERROR) for p in problems)
+
+    context = Context(source, tree, Semantic(tree, source), settings)
+    dispatch = _dispatch(_rules_that_may_fire(source.data, settings.enabled) if prefilter else settings.enabled)
+    _run_rules(tree.root_node, context, dispatch, notes, internal_errors)
+    diagnostics.extend(context.diagnostics)
+    return _finish(source, tree, _deduplicate(diagnostics), context.origins, settings, len(problems), internal_errors, notes)
+
+
+def _run_rules(root, context: Context, dispatch: dict[str, tuple[Rule, ...]], notes: list[str], internal_errors: list[str]) -> None:
+    """One walk below `root`, handing each node to the rules registered for its type."""
+    if not dispatch:
+        return
+    source, settings = context.source, context.settings
+    failed: set[str] = set()
+    too_deep: list = []
+    deadline = time.monotonic() + settings.time_budget
+    for count, node in enumerate(descendants(root, MAX_RULE_DEPTH, too_deep)):
+        if count % _CLOCK_INTERVAL == 0 and time.monotonic() > deadline:
+            notes.append(
+                f"the time budget of {settings.time_budget:g} s ran out at line {source.location(node.start_byte)[0]}: "
+                "the CUDA rules did not look further (raise `time-budget` in the configuration to check the whole file)"
+            )
+            break
+        _check_node(node, context, dispatch, failed, internal_errors)
+    context.node = None
+    if too_deep:
+        line = source.location(too_deep[0].start_byte)[0]
+        notes.append(f"nesting deeper than {MAX_RULE_DEPTH} syntax levels from line {line} on: the CUDA rules did not look inside it")
+
+
+def _check_node(node, context: Context, dispatch: dict[str, tuple[Rule, ...]], failed: set[str], internal_errors: list[str]) -> None:
+    rules = dispatch.get(node.type)
+    if not rules:
+        return
+    context.node = node
+    for rule in rules:
+        if rule.code in failed:
+            continue
+        context.rule = rule
+        try:
+            rule.check(node, context)  # type: ignore[misc]
+        except Exception:  # a rule bug must not lose the other findings
+            failed.add(rule.code)
+            internal_errors.append(f"internal error in {rule.code}: {traceback.format_exc(limit=-3).strip()}")
+
+
+def _finish(
+    source: SourceFile,
+    tree: Tree,
+    unsuppressed: list[Diagnostic],
+    origins: dict[int, tuple[int, int]],
+    settings: LintSettings,
+    syntax_errors: int,
+    internal_errors: list[str],
+    notes: list[str],
+    provisional: bool = False,
+) -> LintResult:
+    spans = array("q")
+    for d in unsuppressed:
+        spans.extend(origins.get(id(d), (-1, -1)))
+    diagnostics, suppressed = _apply_suppressions(unsuppressed, tree, source, settings)
+    diagnostics = sorted(diagnostics, key=lambda d: (d.start, d.end, d.code))  # a new list: `spans` follow `unsuppressed`
+    return LintResult(source, tree, diagnostics, syntax_errors, internal_errors, suppressed, notes, unsuppressed, spans, provisional)
+
+
+# Where an edit's effects are confined enough to re-check only there: one attribute, one inherit.
+_UNIT_TYPES = frozenset({"binding", "inherit", "inherit_from"})
+
+
+def relint(previous: LintResult, source: SourceFile, tree: Tree, start: int, old_end: int, new_end: int, settings: LintSettings) -> LintResult | None:
+    """The editor's fast path after one edit of `previous`'s text (bytes `start:old_end` became
+    `start:new_end` of `source`): the rules re-check only the smallest attribute or inherit that
+    holds the edit, and the previous findings elsewhere are kept, shifted (those of the checks of
+    enclosing nodes too, such as a builder call's). Exact unless a finding outside that attribute
+    depends on what changed (a formal's uses, a file-wide switch, the call around it), or the edit
+    made a duplicate attribute: the result is `provisional`, and a full `lint` follows it.
+    Whitespace typed between tokens outside any attribute changes no finding: nothing is re-run.
+    None when the fast path does not apply (syntax errors, no enclosing attribute)."""
+    if previous.tree is None or previous.syntax_errors or previous.internal_errors:
+        return None
+    if tree.root_node.has_error and not previous.tree.root_node.has_error:
+        return None  # (error nodes that were there before are the tolerated trailing-comma gap)
+    node = tree.root_node.descendant_for_byte_range(start, max(start, new_end))
+    while node is not None and node.type not in _UNIT_TYPES:
+        node = node.parent
+    if node is not None and node.has_error:
+        return None
+    delta = new_end - old_end
+    if node is not None:
+        old_unit = (node.start_byte, node.end_byte - delta)
+    elif _between_tokens(previous, source, tree, start, old_end, new_end):
+        old_unit = (start, old_end)
+    else:
+        return None
+
+    def shifted(offset: int) -> int:
+        return offset + delta if offset >= old_end else offset
+
+    unit_start, unit_end = old_unit
+    # Checks of other nodes (a builder call around the unit, a `let` binding whose uses are in
+    # it) that reported into the unit are run again at those nodes; their old findings go.
+    rerun = {
+        origin
+        for d, origin in previous.origins()
+        if origin is not None
+        and not (unit_start <= origin[0] and origin[1] <= unit_end)
+        and (not (d.end <= unit_start or d.start >= unit_end) or any(not (e.end <= unit_start or e.start >= unit_end) for f in d.fixes for e in f.edits))
+    }
+    kept: list[Diagnostic] = []
+    origins: dict[int, tuple[int, int]] = {}
+    for d, origin in previous.origins():
+        if origin is None or origin in rerun or (unit_start <= origin[0] and origin[1] <= unit_end) or not (d.end <= unit_start or d.start >= unit_end):
+            continue  # syntax findings, findings in the unit and those of its checks are found again
+        # A fix that edits the unit was computed from its old text: dropped, the full lint has it.
+        fixes = tuple(f for f in d.fixes if all(e.end <= unit_start or e.start >= unit_end for e in f.edits))
+        if fixes == d.fixes and origin[1] <= start and d.end <= start and all(e.end <= start for f in fixes for e in f.edits):
+            kept.append(d)  # wholly before the edit: nothing moves
+            origins[id(d)] = origin
+            continue
+        moved = Diagnostic(
+            d.code, d.message, shifted(d.start), shifted(d.end), d.severity,
+            tuple(Fix(f.title, f.applicability, tuple(Edit(shifted(e.start), shifted(e.end), e.content) for e in f.edits), f.isolation) for f in fixes),
+            d.context,
+        )
+        kept.append(moved)
+        origins[id(moved)] = (shifted(origin[0]), shifted(origin[1]))
+    context = Context(source, tree, Semantic(tree, source), settings)
+    notes: list[str] = []
+    internal_errors: list[str] = []
+    if node is not None:
+        dispatch = _dispatch(settings.enabled)
+        _run_rules(node, context, dispatch, notes, internal_errors)
+        failed: set[str] = set()
+        for span in sorted({(shifted(a), shifted(b)) for a, b in rerun}):
+            for origin_node in _nodes_spanning(tree, *span):
+                _check_node(origin_node, context, dispatch, failed, internal_errors)
+        context.node = None
+    origins.update(context.origins)
+    merged = _deduplicate(kept + context.diagnostics)
+    return _finish(source, tree, merged, origins, settings, 0, internal_errors, notes, provisional=True)
+
+
+def _nodes_spanning(tree: Tree, start: int, end: int) -> list:
+    """The nodes whose span is exactly `start:end` (a node and a parent may share one)."""
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    found = []
+    while node is not None and node.start_byte == start and node.end_byte == end:
+        found.append(node)
+        node = node.parent
+    return found
+
+
+def _between_tokens(previous: LintResult, source: SourceFile, tree: Tree, start: int, old_end: int, new_end: int) -> bool:
+    """Whether the edit only added or removed whitespace between tokens (not inside a string or
+    comment, where it is text)."""
+    if previous.source.data[start:old_end].strip() or source.data[start:new_end].strip():
+        return False
+    for offset in {start, max(start, new_end - 1)}:
+        node = tree.root_node.descendant_for_byte_range(offset, offset)
+        while node is not None:
+            if node.type in {"comment", "string_expression", "indented_string_expression"}:
+                return False
+            node = node.parent
+    return True
+
+
+def _deduplicate(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[str, int, int, str]] = set()
+    unique = []
+    for d in diagnostics:
+        key = (d.code, d.start, d.end, d.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return unique
+
+
+def _apply_suppressions(
+    diagnostics: list[Diagnostic], tree: Tree, source: SourceFile, settings: LintSettings
+) -> tuple[list[Diagnostic], int]:
+    suppressions = find_suppressions(tree.root_node, source)
+    if not suppressions:
+        return diagnostics, 0
+    file_wide = [s for s in suppressions if s.kind == "ignore-file"]
+    by_line: dict[int, list[Suppression]] = {}
+    for s in suppressions:
+        if s.kind == "ignore":
+            by_line.setdefault(s.target_line, []).append(s)
+    kept: list[Diagnostic] = []
+    suppressed = 0
+    for d in diagnostics:
+        first, last = source.line_of(d.start), source.line_of(max(d.start, d.end - 1))
+        candidates = list(file_wide)
+        for line in range(first, min(last, first + 200) + 1):
+            candidates.extend(by_line.get(line, ()))
+        hit = next((s for s in candidates if d.code in s.codes), None)
+        if hit is None:
+            kept.append(d)
+        else:
+            hit.used.add(d.code)
+            suppressed += 1
+    if settings.is_enabled(UNUSED_SUPPRESSION):
+        kept.extend(_unused_suppression_diagnostics(suppressions, source, settings))
+    return kept, suppressed
+
+
+def _unused_suppression_diagnostics(
+    suppressions: list[Suppression], source: SourceFile, settings: LintSettings
+) -> list[Diagnostic]:
+    codes = known_codes()
+    result = []
+    for s in suppressions:
+        unknown = [c for c in s.codes if not is_valid_code(c) or c not in codes]
+        unused = [c for c in s.codes if c in codes and c not in s.used and settings.is_enabled(c)]
+        if not s.codes:
+            problem = "names no rule code: write `cudalint: ignore[CUDAxxx]`"
+        elif unknown:
+            problem = f"names unknown code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}"
+        elif unused:
+            problem = f"matched no finding of {', '.join(unused)}"
+        else:
+            continue
+        stale = set(unknown) | set(unused)
+        remaining = [c for c in s.codes if c not in stale]
+        result.append(
+            Diagnostic(
+                UNUSED_SUPPRESSION,
+                f"suppression comment {problem}; remove it" + (" or the stale codes" if remaining else ""),
+                s.start,
+                s.end,
+                Severity.WARNING,
+                (_removal_fix(s, remaining, source),),
+            )
+        )
+    return result
+
+
+def _removal_fix(s: Suppression, remaining: list[str], source: SourceFile) -> Fix:
+    if remaining and s.raw_codes is not None:
+        directive = source.data[s.start : s.end].decode("utf-8", "replace")
+        rewritten = directive.replace(f"[{s.raw_codes}]", f"[{', '.join(remaining)}]", 1)
+        return Fix("Remove the unused codes from the suppression", Applicability.SAFE, (Edit(s.start, s.end, rewritten),))
+    line = source.line_of(s.start)
+    line_start, line_end = source.line_start(line), source.line_end(line)
+    before = source.data[line_start : s.start]
+    after = source.data[s.end : line_end]
+    if not before.strip() and not after.strip():
+        # the directive is the whole line: delete the line with its newline
+        end = source.line_start(line + 1) if line + 1 < source.line_count else line_end
+        start = line_start if end != line_end or line == 0 else source.line_end(line - 1)
+        return Fix("Remove the unused suppression comment", Applicability.SAFE, (Edit(start, end, ""),))
+    start = s.start
+    while start > line_start and source.data[start - 1 : start] in (b" ", b"\t"):
+        start -= 1
+    end = s.end if after.strip() else line_end
+    return Fix("Remove the unused suppression comment", Applicability.SAFE, (Edit(start, end, ""),))
+
+
+def lint_text(text: str, path: str = "<stdin>", settings: LintSettings | None = None) -> LintResult:
+    return lint(SourceFile(path, text), settings or LintSettings())

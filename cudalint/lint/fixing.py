@@ -1,0 +1,157 @@
+"""Applying fixes: non-overlapping edits per pass, re-lint, repeat until nothing changes.
+
+A pass never keeps text with more syntax errors than the file had: a batch that breaks parsing
+is retried fix by fix, and a fix that alone breaks it is dropped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from dataclasses import dataclass, field
+
+from cudalint.frontend.newcode import Scope
+from cudalint.lint.engine import LintResult, lint
+from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
+
+MAX_PASSES = 25
+
+
+def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
+    """Apply non-overlapping edits (byte offsets into `data`)."""
+    out = []
+    position = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.start < position:
+            raise ValueError(f"overlapping edits at byte {edit.start}")
+        out.append(data[position : edit.start])
+        out.append(edit.content.encode("utf-8", "surrogatepass"))
+        position = edit.end
+    out.append(data[position:])
+    return b"".join(out)
+
+
+class _Spans:
+    """Non-overlapping byte spans chosen so far, sorted, for O(log n) conflict checks.
+
+    Touching insertions at the same point also conflict: their order would be arbitrary."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def conflicts(self, start: int, end: int) -> bool:
+        index = bisect.bisect_right(self._starts, start)
+        for neighbour in (index - 1, index):
+            if 0 <= neighbour < len(self._starts) and _overlaps((start, end), (self._starts[neighbour], self._ends[neighbour])):
+                return True
+        return False
+
+    def add(self, start: int, end: int) -> None:
+        index = bisect.bisect_right(self._starts, start)
+        self._starts.insert(index, start)
+        self._ends.insert(index, end)
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return (a[0] < b[1] and b[0] < a[1]) or a[0] == b[0]
+
+
+def select_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[tuple[Diagnostic, Fix]]:
+    """The fixes one pass applies: applicable, in file order, pairwise non-overlapping, at most
+    one per isolation group."""
+    chosen: list[tuple[Diagnostic, Fix]] = []
+    taken = _Spans()
+    groups: set[str] = set()
+    allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
+    candidates = [(d, d.fix) for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
+    for diagnostic, fix in sorted(candidates, key=lambda pair: pair[1].span):
+        assert fix is not None
+        if fix.isolation is not None and fix.isolation in groups:
+            continue
+        own = sorted((e.start, e.end) for e in fix.edits)
+        if any(_overlaps(a, b) for a, b in zip(own, own[1:])) or any(taken.conflicts(*span) for span in own):
+            continue
+        chosen.append((diagnostic, fix))
+        for span in own:
+            taken.add(*span)
+        if fix.isolation is not None:
+            groups.add(fix.isolation)
+    return chosen
+
+
+@dataclass
+class FixOutcome:
+    original: str
+    text: str
+    result: LintResult  # the lint of the final text
+    applied: list[tuple[str, str]] = field(default_factory=list)  # (code, fix title)
+    passes: int = 0
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # fixes that broke parsing
+    out_of_time: bool = False  # the time budget ended the loop with fixes left to apply
+    scope: Scope | None = None  # `--new-from-rev`: the new regions of `text`
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+
+def fix_file(
+    source: SourceFile, settings: LintSettings, unsafe: bool = False, first: LintResult | None = None, scope: Scope | None = None
+) -> FixOutcome:
+    """Apply fixes until none is left; with a `scope` (`--new-from-rev`), only fixes of findings
+    in it, the scope following the edits (`outcome.scope` is that of the final text)."""
+    result = first if first is not None else lint(source, settings)
+    baseline_errors = result.syntax_errors
+    outcome = FixOutcome(source.text, source.text, result, scope=scope)
+    rejected: set[tuple[str, int, int, str]] = set()
+    # every pass re-lints the file: the loop as a whole keeps to the time budget of one lint
+    deadline = time.monotonic() + settings.time_budget
+    for _ in range(MAX_PASSES):
+        current = outcome.result.source
+        pending = [d for d in outcome.result.diagnostics if (d.code, d.start, d.end, d.message) not in rejected]
+        if outcome.scope is not None:
+            pending = outcome.scope.select(pending)
+        chosen = select_fixes(pending, unsafe)
+        if not chosen:
+            break
+        if time.monotonic() > deadline:
+            outcome.out_of_time = True
+            break
+        outcome.passes += 1
+        applied = [e for _, fix in chosen for e in fix.edits]
+        candidate = _relint(current, applied, settings)
+        if candidate.syntax_errors <= baseline_errors:
+            outcome.applied.extend((d.code, f.title) for d, f in chosen)
+        else:
+            # The batch breaks parsing (two fixes adding the same formal, say): apply the first
+            # fix that is fine alone, drop those that are not, and re-lint.
+            candidate = None
+            for diagnostic, fix in chosen:
+                if time.monotonic() > deadline:
+                    outcome.out_of_time = True
+                    break
+                trial = _relint(current, list(fix.edits), settings)
+                if trial.syntax_errors <= baseline_errors:
+                    candidate, applied = trial, list(fix.edits)
+                    outcome.applied.append((diagnostic.code, fix.title))
+                    break
+                outcome.dropped.append((diagnostic.code, fix.title))
+                rejected.add((diagnostic.code, diagnostic.start, diagnostic.end, diagnostic.message))
+            if candidate is None:
+                continue
+        outcome.text = candidate.source.text
+        outcome.result = candidate
+        if outcome.scope is not None:
+            outcome.scope = outcome.scope.moved(applied)
+        rejected = set()
+    return outcome
+
+
+def _relint(current: SourceFile, edits: list[Edit], settings: LintSettings) -> LintResult:
+    """Lint the text `edits` make of `current` (its syntax-error count decides whether to keep it)."""
+    text = apply_edits(current.data, edits).decode("utf-8", "surrogatepass")
+    # always parsed: a fix may remove the last word the prefilter looks for, and the syntax check must still run
+    return lint(SourceFile(current.path, text), settings, prefilter=False)

@@ -1,0 +1,42 @@
+"""What a check of one file produced: the contract between the runner and the reporters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cudalint.lint.model import Diagnostic
+from cudalint.nix.source import SourceFile
+
+
+@dataclass(frozen=True)
+class ReportedTarget:
+    """The nixpkgs and CUDA releases a file was judged against, and where the nixpkgs came from."""
+
+    nixpkgs: str | None  # "23.05", "unstable", a date; None: the newest
+    source: str | None  # "flake.nix inputs.nixpkgs.url", "--nixpkgs", ...; None: nothing pins it
+    era: str
+    cuda: tuple[str, ...]
+
+    def describe(self) -> str:
+        where = "the newest nixpkgs" if self.nixpkgs in (None, "unstable") else f"nixpkgs {self.nixpkgs}"
+        source = f" ({self.source})" if self.source else " (nothing pins it)"
+        return f"{where}{source}, CUDA {', '.join(self.cuda)}"
+
+    def as_json(self) -> dict:
+        return {"nixpkgs": self.nixpkgs or "unstable", "source": self.source, "era": self.era, "cuda": list(self.cuda)}
+
+
+@dataclass
+class FileResult:
+    """One file's outcome. `path` is as shown to the user (relative to the working directory
+    where possible); `error` is a per-file problem (unreadable, not UTF-8, too large, ...), in
+    which case `source` may be None and `diagnostics` empty."""
+
+    path: str
+    source: SourceFile | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: str | None = None
+    fixed: int = 0  # fixes applied (with --fix) or that would be applied (with --diff)
+    diff: str | None = None  # unified diff of the fixes (with --diff)
+    internal_errors: list[str] = field(default_factory=list)
+    target: ReportedTarget | None = None  # for files that were parsed
