@@ -10,7 +10,9 @@ input list (`nativeBuildInputs`, `buildInputs`, `propagatedBuildInputs`, `depend
 `lib.optional cudaSupport x`, `if cudaSupport then ... else ...`, conditions that mention the
 switch (`cudaSupport && cudaAtLeast "12.0"`) and variables derived from it
 (`useCuda = cudaSupport && ...;`) or that the file asserts to imply it
-(`assert withNccl -> cudaSupport && ...;` makes `lib.optional withNccl nccl` guarded). Not
+(`assert withNccl -> cudaSupport && ...;` makes `lib.optional withNccl nccl` guarded), and the
+body of `assert cudaSupport;` / `assert lib.assertMsg cudaSupport "...";` (CUDA311 asks to turn
+that assert into `meta.broken = !cudaSupport;`, which keeps this rule silent too). Not
 flagged: expressions without a `cudaSupport` switch (CUDA-only packages, including those that
 read `cudaSupport` only in `meta`, e.g. `broken = !cudaSupport;`), CUDA packages outside input lists (`passthru`, `disallowedRequisites`),
 a runpath hook under any condition (drivers serve Vulkan/OpenCL too), and
@@ -58,24 +60,23 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
-import re
-
 from tree_sitter import Node
 
 from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.nix.semantic import InputSite, NameBinding
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
+from cudalint.nix.semantic import InputSite
 from cudalint.nix.syntax import (
     attrpath_names,
-    descendants,
     flatten_apply,
     last_name,
     text,
     unparen,
 )
 
+from cudalint.rules._cuda_switch import file_switch, is_guarded
 from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS
 
 RULE = Rule(
@@ -93,8 +94,6 @@ RULE = Rule(
 INPUT_ATTRS = catalog.INPUT_ATTRIBUTES | {"packages"}
 # Hooks that exist for CUDA's sake; `addDriverRunpath` also serves OpenGL/Vulkan packages.
 RUNPATH_HOOKS = DRIVER_HOOKS | COMPAT_HOOKS
-_SWITCH = re.compile(r"\bcudaSupport\b")
-_SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?[Cc]uda$")
 _MAX_DEPTH = 3
 
 
@@ -105,8 +104,7 @@ def check(variable: Node, ctx: Context) -> None:
     what = _cuda_input(root, ctx)
     if what is None:
         return
-    switch = semantic.resolve_name("cudaSupport", root)
-    if not switch.lexical or _only_in_meta(switch, ctx):
+    if file_switch(root, ctx) is None:
         return
     is_hook = what in RUNPATH_HOOKS
     found = _unguarded_site(root, ctx, is_hook, 0)
@@ -138,8 +136,7 @@ def _cuda_input(root: Node, ctx: Context) -> str | None:
 
 def _unguarded_site(node: Node, ctx: Context, is_hook: bool, depth: int) -> tuple[InputSite, bool] | None:
     """An input list `node` reaches without a `cudaSupport` guard, and whether directly."""
-    guards = ctx.semantic.guards(node)
-    if is_hook and guards or any(_mentions_switch(g.condition, ctx) for g in guards):
+    if is_hook and ctx.semantic.guards(node) or is_guarded(node, ctx):
         return None
     site = ctx.semantic.input_site(node)
     if site is not None:
@@ -156,76 +153,6 @@ def _unguarded_site(node: Node, ctx: Context, is_hook: bool, depth: int) -> tupl
         if found is not None:
             return found[0], False
     return None
-
-
-def _only_in_meta(switch: NameBinding, ctx: Context) -> bool:
-    """A `cudaSupport` read only by the package's `meta` (`broken = !cudaSupport;`) switches
-    nothing in the build: the package is CUDA-only."""
-    if switch.node is None:
-        return False
-    semantic = ctx.semantic
-    return semantic.first_use("cudaSupport", switch.node) is not None and semantic.first_use("cudaSupport", switch.node, lambda use: not _in_meta(use)) is None
-
-
-def _in_meta(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type == "binding" and attrpath_names(parent.child_by_field_name("attrpath"))[:1] == ["meta"]:
-            return True
-        parent = parent.parent
-    return False
-
-
-def _asserted_switch(variable: Node, binding: NameBinding, ctx: Context) -> bool:
-    """`assert ncclSupport -> cudaSupport && ...;`: the file asserts that the variable implies
-    the switch, so a guard on it is a guard on `cudaSupport`."""
-    if binding.node is None:
-        return False
-    for use in ctx.semantic.uses(binding.name, binding.node):
-        implication = use.parent
-        if implication is None or implication.type != "binary_expression":
-            continue
-        if implication.child_by_field_name("operator").type != "->" or implication.child_by_field_name("left") != use:
-            continue
-        condition = implication
-        while condition.parent is not None and condition.parent.type == "parenthesized_expression":
-            condition = condition.parent
-        holder = condition.parent
-        if holder is None or holder.type != "assert_expression" or holder.child_by_field_name("condition") != condition:
-            continue
-        if any(text(term) == "cudaSupport" for term in _conjuncts(implication.child_by_field_name("right"))):
-            return True
-    return False
-
-
-def _conjuncts(node: Node | None) -> list[Node]:
-    node = unparen(node)
-    if node is None:
-        return []
-    if node.type == "binary_expression" and node.child_by_field_name("operator").type == "&&":
-        return _conjuncts(node.child_by_field_name("left")) + _conjuncts(node.child_by_field_name("right"))
-    return [node]
-
-
-def _mentions_switch(condition: Node, ctx: Context) -> bool:
-    if _SWITCH.search(text(condition)):
-        return True
-    for node in descendants(condition):
-        if node.type != "variable_expression":
-            continue
-        name = text(node)
-        if _SWITCH_LIKE.match(name):
-            return True
-        binding = ctx.semantic.resolve(node)
-        if binding.kind in {"let", "rec"} and binding.value is not None and _SWITCH.search(text(binding.value)):
-            return True
-        if binding.kind == "formal" and binding.node is not None and binding.node.type == "formal":
-            default = binding.node.child_by_field_name("default")
-            if default is not None and _SWITCH.search(text(default)):
-                return True
-        if binding.lexical and _asserted_switch(node, binding, ctx):
-            return True
-    return False
 
 
 # ----- the fix -----------------------------------------------------------------------------------

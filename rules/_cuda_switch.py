@@ -1,0 +1,135 @@
+"""The expression's CUDA switch and the guards on it, shared by CUDA304, CUDA311 and CUDA315
+(not a rule module).
+
+"The switch" is a lexical `cudaSupport` (a formal, a `let` binding, `inherit (config)
+cudaSupport;`) that the build reads: one read only by `meta` (`broken = !cudaSupport;`) marks a
+CUDA-only package. A condition "mentions" the switch when it names `cudaSupport` (also as
+`config.cudaSupport`), a switch-like name (`enableCuda`, `withCuda`), a variable derived from it
+(`useCuda = cudaSupport && ...;`, `enableCuda ? config.cudaSupport`) or one the file asserts to
+imply it (`assert withNccl -> cudaSupport;`). An `assert cudaSupport;` (or
+`lib.assertMsg cudaSupport "..."`) guards everything in its body.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint.lint.context import Context
+from cudalint.nix.semantic import NameBinding
+from cudalint.nix.syntax import ancestors, attrpath_names, descendants, flatten_apply, last_name, text, unparen
+
+SWITCH = re.compile(r"\bcudaSupport\b")
+_SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?[Cc]uda$")
+
+
+def file_switch(node: Node, ctx: Context) -> NameBinding | None:
+    """The `cudaSupport` switch in scope at `node` that the build reads, if any."""
+    switch = ctx.semantic.resolve_name("cudaSupport", node)
+    if not switch.lexical or _only_in_meta(switch, ctx):
+        return None
+    return switch
+
+
+def is_guarded(node: Node, ctx: Context) -> bool:
+    """`node` is evaluated only when the switch is on (or off): under a condition that mentions
+    it, or in the body of an `assert` that requires it."""
+    return any(mentions_switch(g.condition, ctx) for g in ctx.semantic.guards(node)) or under_switch_assert(node, ctx)
+
+
+def mentions_switch(condition: Node, ctx: Context) -> bool:
+    if SWITCH.search(text(condition)):
+        return True
+    for node in descendants(condition):
+        if node.type != "variable_expression":
+            continue
+        name = text(node)
+        if _SWITCH_LIKE.match(name):
+            return True
+        binding = ctx.semantic.resolve(node)
+        if binding.kind in {"let", "rec"} and binding.value is not None and SWITCH.search(text(binding.value)):
+            return True
+        if binding.kind == "formal" and binding.node is not None and binding.node.type == "formal":
+            default = binding.node.child_by_field_name("default")
+            if default is not None and SWITCH.search(text(default)):
+                return True
+        if binding.lexical and _asserted_switch(binding, ctx):
+            return True
+    return False
+
+
+def conjuncts(node: Node | None) -> list[Node]:
+    """The terms of `a && b && c` (a single term otherwise), without parentheses."""
+    node = unparen(node)
+    if node is None:
+        return []
+    if node.type == "binary_expression" and operator(node) == "&&":
+        return conjuncts(node.child_by_field_name("left")) + conjuncts(node.child_by_field_name("right"))
+    return [node]
+
+
+def operator(node: Node) -> str | None:
+    found = node.child_by_field_name("operator")
+    return found.type if found is not None else None
+
+
+def asserted_condition(assertion: Node) -> Node | None:
+    """What an `assert` checks, looking through `lib.assertMsg cond "message"`."""
+    condition = unparen(assertion.child_by_field_name("condition"))
+    if condition is not None and condition.type == "apply_expression":
+        function, arguments = flatten_apply(condition)
+        if last_name(function) == "assertMsg" and len(arguments) == 2:
+            return unparen(arguments[0])
+    return condition
+
+
+def under_switch_assert(node: Node, ctx: Context) -> bool:
+    """`node` is in the body of `assert cudaSupport;` (or `assert cudaSupport && ...;`)."""
+    child = node
+    for parent in ancestors(node):
+        if parent.type == "assert_expression" and parent.child_by_field_name("body") == child:
+            if any(term.type in {"variable_expression", "select_expression"} and mentions_switch(term, ctx) for term in conjuncts(asserted_condition(parent))):
+                return True
+        child = parent
+    return False
+
+
+def in_meta(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "binding" and attrpath_names(parent.child_by_field_name("attrpath"))[:1] == ["meta"]:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _only_in_meta(switch: NameBinding, ctx: Context) -> bool:
+    """A `cudaSupport` read only by the package's `meta` (`broken = !cudaSupport;`) switches
+    nothing in the build: the package is CUDA-only."""
+    if switch.node is None:
+        return False
+    semantic = ctx.semantic
+    return semantic.first_use("cudaSupport", switch.node) is not None and semantic.first_use("cudaSupport", switch.node, lambda use: not in_meta(use)) is None
+
+
+def _asserted_switch(binding: NameBinding, ctx: Context) -> bool:
+    """`assert ncclSupport -> cudaSupport && ...;`: the file asserts that the variable implies
+    the switch, so a guard on it is a guard on `cudaSupport`."""
+    if binding.node is None:
+        return False
+    for use in ctx.semantic.uses(binding.name, binding.node):
+        implication = use.parent
+        if implication is None or implication.type != "binary_expression":
+            continue
+        if operator(implication) != "->" or implication.child_by_field_name("left") != use:
+            continue
+        condition = implication
+        while condition.parent is not None and condition.parent.type == "parenthesized_expression":
+            condition = condition.parent
+        holder = condition.parent
+        if holder is None or holder.type != "assert_expression" or holder.child_by_field_name("condition") != condition:
+            continue
+        if any(text(term) == "cudaSupport" for term in conjuncts(implication.child_by_field_name("right"))):
+            return True
+    return False
