@@ -162,6 +162,18 @@ def insert_binding(source: SourceFile, attrset: Node, binding_text: str) -> Edit
     return Edit(opening.end_byte, closing.start_byte, " " + binding_text + " ")
 
 
+def append_binding(source: SourceFile, attrset: Node, binding_text: str) -> Edit:
+    """A new `name = value;` in an attrset, placed last, indented like its siblings."""
+    bindings = bindings_of(attrset)
+    closing = attrset.children[-1]
+    if not bindings or source.line_of(bindings[-1].start_byte) == source.line_of(closing.start_byte):
+        return insert_binding(source, attrset, binding_text)
+    last = bindings[-1]
+    end = _end_with_trailing_comment(source, last)
+    indent = source.indentation_of_line(source.line_of(last.start_byte))
+    return Edit(end, end, source.newline + indent + binding_text)
+
+
 def formal_names(formals: Node) -> list[str]:
     return [text(f.child_by_field_name("name")) for f in formals.children_by_field_name("formal") if f.child_by_field_name("name") is not None]
 
