@@ -63,20 +63,18 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from cudalint.knowledge import catalog
-from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import InputSite
 from cudalint.nix.syntax import (
     attrpath_names,
-    flatten_apply,
     last_name,
     text,
     unparen,
 )
 
-from cudalint.rules._cuda_switch import file_switch, is_guarded
+from cudalint.rules._cuda_switch import file_switch, guard_fix, is_guarded
 from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS
 
 RULE = Rule(
@@ -117,7 +115,7 @@ def check(variable: Node, ctx: Context) -> None:
     ctx.report(
         root,
         f"`{shown}` is in `{site.attr}`{through} even when `cudaSupport` is false: put it under `lib.optionals cudaSupport [ ... ]`",
-        fixes=[_guard_fix(root, site, ctx) if direct else None],
+        fixes=[guard_fix(root, site, ctx) if direct else None],
     )
 
 
@@ -153,96 +151,3 @@ def _unguarded_site(node: Node, ctx: Context, is_hook: bool, depth: int) -> tupl
         if found is not None:
             return found[0], False
     return None
-
-
-# ----- the fix -----------------------------------------------------------------------------------
-
-# Where a list can be replaced by `list ++ lib.optionals cudaSupport [ x ]` without parentheses.
-_OPEN_CONTEXTS = frozenset({"binding", "parenthesized_expression", "with_expression", "let_expression", "assert_expression", "if_expression", "function_expression"})
-
-
-def _guard_fix(root: Node, site: InputSite, ctx: Context) -> Fix | None:
-    semantic, source = ctx.semantic, ctx.source
-    listing = site.list_node
-    if listing is None or unparen(site.element) != unparen(root):
-        return None
-    if edits.is_bound(semantic, listing, "lib"):
-        guard = "lib.optionals cudaSupport"
-    elif edits.is_bound(semantic, listing, "pkgs"):
-        guard = "pkgs.lib.optionals cudaSupport"
-    else:
-        return None
-    if not semantic.resolve_name("cudaSupport", listing).lexical:
-        return None
-    element = site.element
-    item = text(element)
-    elements = edits.list_elements(listing)
-    sibling, joint = _guarded_sibling(listing)
-    changes: list[Edit]
-    if sibling is not None and joint is not None:
-        added = edits.append_to_list(source, sibling, [item])
-        if added is None:
-            return None
-        if len(elements) == 1:
-            removal = Edit(listing.start_byte, joint[1], "") if joint[0] == "left" else Edit(joint[1], listing.end_byte, "")
-        else:
-            removal = edits.delete_element(source, element)
-        changes = [removal, added]
-    else:
-        if len(elements) == 1:
-            rewritten = f"{guard} [ {item} ]"
-        else:
-            removal = edits.delete_element(source, element)
-            data = source.data
-            kept = (data[listing.start_byte : removal.start] + data[removal.end : listing.end_byte]).decode("utf-8", "replace")
-            rewritten = f"{kept} ++ {guard} [ {item} ]"
-        if not _is_open(listing):
-            rewritten = f"({rewritten})"
-        changes = [edits.replace(listing, rewritten)]
-    return Fix(
-        f"Move `{item}` under `{guard}`",
-        Applicability.UNSAFE,
-        tuple(edits.merge_edits(changes)),
-        isolation=f"CUDA304:list:{listing.start_byte}",
-    )
-
-
-def _is_open(listing: Node) -> bool:
-    parent = listing.parent
-    if parent is None:
-        return True
-    if parent.type == "binary_expression":
-        return parent.child_by_field_name("operator").type == "++"
-    if parent.type == "if_expression":
-        return parent.child_by_field_name("condition") != listing
-    return parent.type in _OPEN_CONTEXTS
-
-
-def _guarded_sibling(listing: Node) -> tuple[Node | None, tuple[str, int] | None]:
-    """A `lib.optionals cudaSupport [ ... ]` list joined to `listing` by `++`, and where the
-    joint is: ("left", start of the right operand) when `listing` is the left operand,
-    ("right", end of the left operand) when it is the right one."""
-    parent = listing.parent
-    if parent is None or parent.type != "binary_expression" or parent.child_by_field_name("operator").type != "++":
-        return None, None
-    left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
-    if left == listing:
-        neighbour = right
-        while neighbour is not None and neighbour.type == "binary_expression" and neighbour.child_by_field_name("operator").type == "++":
-            neighbour = neighbour.child_by_field_name("left")
-        found = _guarded_list(neighbour)
-        return (found, ("left", right.start_byte)) if found is not None else (None, None)
-    found = _guarded_list(left)
-    return (found, ("right", left.end_byte)) if found is not None else (None, None)
-
-
-def _guarded_list(node: Node | None) -> Node | None:
-    node = unparen(node)
-    if node is None or node.type != "apply_expression":
-        return None
-    function, arguments = flatten_apply(node)
-    if last_name(function) != "optionals" or len(arguments) != 2 or text(arguments[0]) != "cudaSupport":
-        return None
-    listing = unparen(arguments[1])
-    return listing if listing is not None and listing.type == "list_expression" else None
-
