@@ -34,10 +34,11 @@ known by building. Replace the value by the driver libraries the error lists, ad
 
 ## Example
 ```nix
-{ stdenv, autoPatchelfHook, cudaPackages }:
+{ stdenv, fetchurl, autoPatchelfHook, cudaPackages }:
 stdenv.mkDerivation {
   pname = "demo";
   version = "1.0";
+  src = fetchurl { url = "https://example.org/demo-1.0-linux-x86_64.tar.xz"; hash = ""; };
   nativeBuildInputs = [ autoPatchelfHook ];
   buildInputs = [ cudaPackages.cuda_cudart ];
   autoPatchelfIgnoreMissingDeps = true;
@@ -46,10 +47,11 @@ stdenv.mkDerivation {
 
 ## Use instead
 ```nix
-{ stdenv, autoPatchelfHook, autoAddDriverRunpath, cudaPackages }:
+{ stdenv, fetchurl, autoPatchelfHook, autoAddDriverRunpath, cudaPackages }:
 stdenv.mkDerivation {
   pname = "demo";
   version = "1.0";
+  src = fetchurl { url = "https://example.org/demo-1.0-linux-x86_64.tar.xz"; hash = ""; };
   nativeBuildInputs = [ autoPatchelfHook autoAddDriverRunpath ];
   buildInputs = [ cudaPackages.cuda_cudart ];
   autoPatchelfIgnoreMissingDeps = [ "libcuda.so.1" ];
