@@ -8,7 +8,10 @@ evaluated only on one side of the switch: `if cudaSupport && cudaOlder "12.0" th
 `if cudaSupport then ... else throw "needs CUDA"`. Not flagged: asserts that do not depend on the
 switch (`assert blas.isILP64 == isILP64;`, `assert cudaVersion == null || ...;`), asserts that
 only require consistent options (`assert ncclSupport -> cudaSupport;`: an incoherent
-configuration the user chose, which the CUDA team keeps as an assert), `meta.broken`,
+configuration the user chose, which the CUDA team keeps as an assert), asserts in front of
+something that is not a package (a project's entry point checking its arguments, a function
+returning an attrset: nothing walks those unasked; packages are builder, `callPackage` and
+override calls), `meta.broken`,
 `meta.badPlatforms`, and dev shells and NixOS modules (a shell is evaluated on purpose by whoever
 enters it; a module reports through `assertions`).
 
@@ -75,7 +78,7 @@ from tree_sitter import Node
 from cudalint import edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.places import DERIVATION_BUILDERS
+from cudalint.places import DERIVATION_BUILDERS, OVERRIDE_CALLS, WRAPPER_BUILDERS
 from cudalint.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
@@ -102,6 +105,8 @@ RULE = Rule(
     patterns=(b"assert", b"throw"),
 )
 
+# Calls that make a package: what an assert in front of them keeps from evaluating.
+_PACKAGE_CALLS = DERIVATION_BUILDERS | WRAPPER_BUILDERS | OVERRIDE_CALLS | {"callPackage", "callPackages", "toPythonModule"}
 _THROWS = frozenset({"throw", "throwIf", "throwIfNot"})
 # Negations that read better than `!(...)`.
 _OPPOSITES = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
@@ -122,7 +127,7 @@ def check(node: Node, ctx: Context) -> None:
 
 def _check_assert(assertion: Node, ctx: Context) -> None:
     condition = asserted_condition(assertion)
-    if condition is None:
+    if condition is None or _builder_call(assertion) is None:
         return
     broken = _broken_when(condition, ctx)
     if broken is None:
@@ -235,8 +240,10 @@ def _broken_fix(assertion: Node, condition: Node, broken: str, ctx: Context) -> 
     )
 
 
-def _derivation_attrset(assertion: Node) -> tuple[Node, set[str]] | None:
-    """The attrset of the builder call the assert's body is, with the names bound on the way."""
+def _builder_call(assertion: Node) -> tuple[Node, set[str]] | None:
+    """The call making a package that the assert's body is (through `let`, `with` and more
+    asserts), with the names bound on the way; None for the argument checks of a project's entry
+    point or a function, which nothing evaluates unasked."""
     rebound: set[str] = set()
     body = unparen(assertion.child_by_field_name("body"))
     while body is not None and body.type in {"let_expression", "with_expression", "assert_expression"}:
@@ -245,7 +252,17 @@ def _derivation_attrset(assertion: Node) -> tuple[Node, set[str]] | None:
         body = unparen(body.child_by_field_name("body"))
     if body is None or body.type != "apply_expression":
         return None
-    function, arguments = flatten_apply(body)
+    function, _ = flatten_apply(body)
+    return (body, rebound) if last_name(function) in _PACKAGE_CALLS else None
+
+
+def _derivation_attrset(assertion: Node) -> tuple[Node, set[str]] | None:
+    """The attrset of the derivation builder call the assert's body is, with the names bound on the way."""
+    found = _builder_call(assertion)
+    if found is None:
+        return None
+    call, rebound = found
+    function, arguments = flatten_apply(call)
     if last_name(function) not in DERIVATION_BUILDERS or not arguments:
         return None
     argument = unparen(arguments[-1])
@@ -297,7 +314,7 @@ def _or_broken(value: Node, broken: str) -> Edit:
     inner = unparen(value)
     if text(value) == "false":
         return edits.replace(value, broken)
-    old = f"({text(inner)})" if inner is not None and inner.type == "binary_expression" and operator(inner) == "->" else text(value)
+    old = f"({text(inner)})" if inner is not None and inner.type == "binary_expression" and operator(inner) in {"->", "&&"} else text(value)
     return edits.replace(value, f"{old} || {broken if broken.startswith(('!', '(')) or ' ' not in broken else f'({broken})'}")
 
 

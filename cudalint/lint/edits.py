@@ -169,7 +169,10 @@ def append_binding(source: SourceFile, attrset: Node, binding_text: str) -> Edit
     if not bindings or source.line_of(bindings[-1].start_byte) == source.line_of(closing.start_byte):
         return insert_binding(source, attrset, binding_text)
     last = bindings[-1]
-    end = _end_with_trailing_comment(source, last)
+    end = last.end_byte
+    line_end = source.line_end(source.line_of(end))
+    if source.data[end:line_end].strip().startswith(b"#"):  # a trailing comment stays with its line
+        end = line_end
     indent = source.indentation_of_line(source.line_of(last.start_byte))
     return Edit(end, end, source.newline + indent + binding_text)
 
