@@ -108,6 +108,8 @@ RULE = Rule(
 # Calls that make a package: what an assert in front of them keeps from evaluating.
 _PACKAGE_CALLS = DERIVATION_BUILDERS | WRAPPER_BUILDERS | OVERRIDE_CALLS | {"callPackage", "callPackages", "toPythonModule"}
 _THROWS = frozenset({"throw", "throwIf", "throwIfNot"})
+# the variable a throw is reached through: `throw`, `lib.throwIf`, `builtins.throw`
+_THROW_HOLDERS = _THROWS | {"lib", "builtins"}
 # Negations that read better than `!(...)`.
 _OPPOSITES = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 _OPPOSITE_CALLS = {"cudaAtLeast": "cudaOlder", "cudaOlder": "cudaAtLeast", "versionAtLeast": "versionOlder", "versionOlder": "versionAtLeast"}
@@ -116,13 +118,17 @@ _ATOMS = frozenset({"variable_expression", "select_expression", "apply_expressio
 
 @RULE
 def check(node: Node, ctx: Context) -> None:
-    place = ctx.place(node)
-    if place.is_shell or place.is_module:
-        return
     if node.type == "assert_expression":
         _check_assert(node, ctx)
-    else:
+    elif text(node) in _THROW_HOLDERS:
         _check_throw(node, ctx)
+
+
+def _judged_here(node: Node, ctx: Context) -> bool:
+    """Dev shells are evaluated on purpose by whoever enters them; modules report through
+    `assertions`."""
+    place = ctx.place(node)
+    return not (place.is_shell or place.is_module)
 
 
 def _check_assert(assertion: Node, ctx: Context) -> None:
@@ -130,7 +136,7 @@ def _check_assert(assertion: Node, ctx: Context) -> None:
     if condition is None or _builder_call(assertion) is None:
         return
     broken = _broken_when(condition, ctx)
-    if broken is None:
+    if broken is None or not _judged_here(assertion, ctx):
         return
     advice = f"set `meta.broken = {broken};`" if len(broken) <= 70 else "set `meta.broken` for the case it rules out"
     ctx.report(
@@ -153,6 +159,8 @@ def _check_throw(variable: Node, ctx: Context) -> None:
         if not arguments or not mentions_switch(arguments[0], ctx):
             return
     elif not any(mentions_switch(g.condition, ctx) for g in ctx.semantic.guards(call)):
+        return
+    if not _judged_here(call, ctx):
         return
     ctx.report(call, f"this `{name}` fails evaluation whenever the CUDA switch takes this branch: set `meta.broken` for that case instead")
 

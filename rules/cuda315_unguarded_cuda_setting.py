@@ -142,9 +142,13 @@ def check(node: Node, ctx: Context) -> None:
         return
     names = attrpath_names(node.child_by_field_name("attrpath"))
     value = binding_value(node)
-    if not names or value is None or _outside_build(node) or file_switch(node, ctx) is None:
+    if not names or value is None:
         return
     name = names[-1]
+    if name not in CUDA_VARIABLES and name not in FLAG_LISTS and b"export" not in ctx.source.data[value.start_byte : value.end_byte]:
+        return
+    if _outside_build(node) or file_switch(node, ctx) is None:
+        return
     if name in CUDA_VARIABLES:
         if not _switched(node, ctx):
             ctx.report(node.child_by_field_name("attrpath"), f"`{name}` is set even when `cudaSupport` is false: set it under `lib.optionalAttrs cudaSupport {{ ... }}`")
@@ -191,11 +195,13 @@ def _check_host_compiler(select: Node, ctx: Context) -> None:
     if not _HOST_COMPILER.search(text(select)):
         return
     holder = _nearest_binding(select)
-    if holder is None or _outside_build(holder) or file_switch(select, ctx) is None or _switched(select, ctx):
+    if holder is None or _outside_build(holder):
         return
     names = attrpath_names(holder.child_by_field_name("attrpath"))
     if names and (names[-1] in CUDA_VARIABLES or names[-1] in FLAG_LISTS):
         return  # reported with its attribute or flag
+    if file_switch(select, ctx) is None or _switched(select, ctx):
+        return
     ctx.report(select, "CUDA's host compiler is used even when `cudaSupport` is false: choose it under the switch (`if cudaSupport then ... else ...`)")
 
 
