@@ -23,6 +23,7 @@ from cudalint.nix.semantic import InputSite, NameBinding
 from cudalint.nix.syntax import ancestors, attrpath_names, descendants, flatten_apply, last_name, text, unparen
 
 SWITCH = re.compile(r"\bcudaSupport\b")
+_META = frozenset({"meta"})
 _SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?[Cc]uda$")
 
 
@@ -97,12 +98,13 @@ def under_switch_assert(node: Node, ctx: Context) -> bool:
     return False
 
 
-def in_meta(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type == "binding" and attrpath_names(parent.child_by_field_name("attrpath"))[:1] == ["meta"]:
+def in_attribute(node: Node, names: frozenset[str]) -> bool:
+    """`node` is (in) the value of an attribute whose path starts with one of `names`."""
+    current: Node | None = node
+    while current is not None:
+        if current.type == "binding" and attrpath_names(current.child_by_field_name("attrpath"))[0] in names:
             return True
-        parent = parent.parent
+        current = current.parent
     return False
 
 
@@ -112,7 +114,7 @@ def _only_in_meta(switch: NameBinding, ctx: Context) -> bool:
     if switch.node is None:
         return False
     semantic = ctx.semantic
-    return semantic.first_use("cudaSupport", switch.node) is not None and semantic.first_use("cudaSupport", switch.node, lambda use: not in_meta(use)) is None
+    return semantic.first_use("cudaSupport", switch.node) is not None and semantic.first_use("cudaSupport", switch.node, lambda use: not in_attribute(use, _META)) is None
 
 
 def _asserted_switch(binding: NameBinding, ctx: Context) -> bool:

@@ -89,7 +89,7 @@ from cudalint.context import Context
 from cudalint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.syntax import ATTRSET_TYPES, STRING_TYPES, attrpath_names, binding_value, descendants, text
 
-from cudalint.rules._cuda_switch import file_switch, guard_fix, in_meta, is_guarded, mentions_switch
+from cudalint.rules._cuda_switch import file_switch, guard_fix, in_attribute, is_guarded, mentions_switch
 
 RULE = Rule(
     code="CUDA315",
@@ -225,9 +225,4 @@ def _outside_build(binding: Node) -> bool:
     """A `let` binding, or in `meta` or `passthru`, which the build never reads."""
     if binding.parent is None or binding.parent.parent is None or binding.parent.parent.type not in ATTRSET_TYPES:
         return True
-    node: Node | None = binding
-    while node is not None:
-        if node.type == "binding" and attrpath_names(node.child_by_field_name("attrpath"))[0] in _NOT_BUILD:
-            return True
-        node = node.parent
-    return False
+    return in_attribute(binding, _NOT_BUILD)
