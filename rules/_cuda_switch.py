@@ -64,12 +64,17 @@ def mentions_switch(condition: Node, ctx: Context) -> bool:
 
 def conjuncts(node: Node | None) -> list[Node]:
     """The terms of `a && b && c` (a single term otherwise), without parentheses."""
-    node = unparen(node)
-    if node is None:
-        return []
-    if node.type == "binary_expression" and operator(node) == "&&":
-        return conjuncts(node.child_by_field_name("left")) + conjuncts(node.child_by_field_name("right"))
-    return [node]
+    terms: list[Node] = []
+    pending = [node]  # a stack, not recursion: generated conditions chain thousands of terms
+    while pending:
+        current = unparen(pending.pop())
+        if current is None:
+            continue
+        if current.type == "binary_expression" and operator(current) == "&&":
+            pending += [current.child_by_field_name("right"), current.child_by_field_name("left")]
+        else:
+            terms.append(current)
+    return terms
 
 
 def operator(node: Node) -> str | None:

@@ -113,6 +113,7 @@ _THROW_HOLDERS = _THROWS | {"lib", "builtins"}
 # Negations that read better than `!(...)`.
 _OPPOSITES = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 _OPPOSITE_CALLS = {"cudaAtLeast": "cudaOlder", "cudaOlder": "cudaAtLeast", "versionAtLeast": "versionOlder", "versionOlder": "versionAtLeast"}
+_MAX_DEPTH = 8
 _ATOMS = frozenset({"variable_expression", "select_expression", "apply_expression", "parenthesized_expression", "string_expression", "integer_expression"})
 
 
@@ -198,10 +199,12 @@ def _operand(node: Node, of: str) -> str:
     return text(inner)
 
 
-def _negated(node: Node, ctx: Context) -> str:
-    """The negation of `node`, as an operand of `&&`."""
+def _negated(node: Node, ctx: Context, depth: int = 0) -> str:
+    """The negation of `node`, as an operand of `&&` (De Morgan for a few levels, then `!(...)`)."""
     inner = unparen(node)
     assert inner is not None
+    if depth > _MAX_DEPTH:
+        return f"!({text(inner)})"
     if inner.type == "unary_expression" and text(inner).startswith("!"):
         argument = inner.child_by_field_name("argument")
         assert argument is not None
@@ -212,9 +215,9 @@ def _negated(node: Node, ctx: Context) -> str:
         if op in _OPPOSITES:
             return f"{text(left)} {_OPPOSITES[op]} {text(right)}"
         if op == "&&":
-            return f"({_negated(left, ctx)} || {_negated(right, ctx)})"
+            return f"({_negated(left, ctx, depth + 1)} || {_negated(right, ctx, depth + 1)})"
         if op == "||":
-            return f"{_negated(left, ctx)} && {_negated(right, ctx)}"
+            return f"{_negated(left, ctx, depth + 1)} && {_negated(right, ctx, depth + 1)}"
     if inner.type == "apply_expression":
         function, arguments = flatten_apply(inner)
         opposite = _OPPOSITE_CALLS.get(last_name(function) or "")

@@ -26,6 +26,12 @@ CASES = {
     + " in { nativeBuildInputs = [ a2999 ]; }",
     "long curried chain": "lib.optionals c " * 3000 + "[ cudatoolkit ]",
     "long concatenation": "{ buildInputs = " + " ++ ".join(["[ cudatoolkit ]"] * 3000) + "; }",
+    # conditions are split and negated term by term (CUDA304's guards, CUDA311's `meta.broken`)
+    "long condition in an assert": "{ cudaSupport, stdenv, cudaPackages }: assert cudaSupport -> "
+    + " && ".join(["x != null"] * 3000)
+    + "; assert "
+    + " && ".join(["cudaSupport"] * 3000)
+    + "; stdenv.mkDerivation { src = ./.; buildInputs = [ cudaPackages.cuda_cudart ]; }",
     "random bytes": bytes(random.Random(7).getrandbits(8) for _ in range(50000)).decode("latin-1"),
     "unterminated string": "{ x = ''" + "a" * 100000,
     "five megabyte line": '{ a = "' + "x" * 5_000_000 + '"; }',
