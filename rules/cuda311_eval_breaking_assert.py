@@ -75,11 +75,11 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.places import DERIVATION_BUILDERS, OVERRIDE_CALLS, WRAPPER_BUILDERS
-from cudalint.syntax import (
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.places import DERIVATION_BUILDERS, OVERRIDE_CALLS, WRAPPER_BUILDERS
+from cudalint.nix.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
     binding_value,

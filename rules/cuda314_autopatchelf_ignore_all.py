@@ -73,10 +73,10 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import targets
-from cudalint.context import Context
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
-from cudalint.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text, unparen
+from cudalint.knowledge import targets
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text, unparen
 
 RULE = Rule(
     code="CUDA314",
