@@ -12,11 +12,16 @@ Flags switches that look like they turn CUDA on but do nothing:
   `overrideAttrs` it only becomes an unused environment variable of the build;
 - a `cudaSupport` argument given to a function of the same file whose formals cannot take it
   (`callPackage f { cudaSupport = true; }`): with `...` it is silently dropped, without it the
-  call fails.
+  call fails;
+- `config.cudaSupport` (or `pkgs.config.cudaSupport`) read in the body of a function that has
+  its own `cudaSupport` argument: that part of the package follows the global setting whatever
+  `.override { cudaSupport = ...; }` asks (PR #292629 made dlib read its argument instead).
 
 Not flagged: `config.cudaSupport = true` in all its forms (`nixpkgs.config.cudaSupport`,
 `import nixpkgs { config = { cudaSupport = true; }; }`, `config.cudaSupport` at a module's top
-level), `config.cudaCapabilities` and `config.cudaForwardCompat`, `.override { cudaSupport =
+level), `config.cudaCapabilities` and `config.cudaForwardCompat`, `config.cudaSupport` as the
+default of a formal (`cudaSupport ? config.cudaSupport`, `enableCudnn ? config.cudaSupport`) and
+in a function without a `cudaSupport` argument (a NixOS module reading the global setting), `.override { cudaSupport =
 true; }`, `overrideAttrs` setting real derivation attributes, imports of files other than
 nixpkgs (`import ./shell.nix { cudaSupport = true; }`), and calls of functions defined in other
 files (their formals cannot be seen here).
@@ -37,10 +42,13 @@ build without CUDA and no error says why.
 
 The fixes say what the author meant: move the switch into `config`, correct the name's case,
 `.override` instead of `overrideAttrs`. They are unsafe: each turns CUDA on, which rebuilds what
-depends on it (`config.cudaSupport` is a mass rebuild) and brings unfree CUDA packages in. A fix
+depends on it (`config.cudaSupport` is a mass rebuild) and brings unfree CUDA packages in. Reading
+the argument instead of `config.cudaSupport` keeps the default build (the argument defaults to
+it) but changes every build that passes `cudaSupport`, so that fix is unsafe too. A fix
 is offered only where it is certain: a switch among nixpkgs' arguments whose `config` is absent
 or an attrset literal, a wrong case with no correctly spelt twin, and an `overrideAttrs { ... }`
-whose attrset holds nothing but CUDA switches.
+whose attrset holds nothing but CUDA switches, and a `config.cudaSupport` where the name
+`cudaSupport` means the argument.
 
 ## Example
 ```nix
@@ -70,6 +78,7 @@ pkgs.python3Packages.torch.override { cudaSupport = true; }
 
 ## References
 - https://github.com/NixOS/nixpkgs/pull/224068
+- https://github.com/NixOS/nixpkgs/pull/292629
 - https://github.com/NixOS/nixpkgs/blob/master/pkgs/top-level/config.nix
 - https://nixos.org/manual/nixpkgs/unstable/#cuda
 - https://nixos.org/manual/nixpkgs/unstable/#sec-pkg-overrideAttrs
@@ -86,6 +95,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.nix.syntax import (
     ATTRSET_TYPES,
+    ancestors,
     attrpath_names,
     binding_value,
     bindings_of,
@@ -103,7 +113,7 @@ RULE = Rule(
     fix=Applicability.UNSAFE,
     availability=FixAvailability.SOMETIMES,
     summary="CUDA switch set where nothing reads it (outside `config`, misspelt, or in `overrideAttrs`)",
-    node_types=("binding", "apply_expression"),
+    node_types=("binding", "apply_expression", "select_expression"),
     patterns=(b"cuda", b"Cuda", b"CUDA"),
 )
 
@@ -119,6 +129,8 @@ _BOOLEANS = frozenset({"true", "false"})
 def check(node: Node, ctx: Context) -> None:
     if node.type == "binding":
         _check_binding(node, ctx)
+    elif node.type == "select_expression":
+        _check_global_read(node, ctx)
     else:
         _check_call(node, ctx)
 
@@ -329,3 +341,33 @@ def _formals_of(callee: Node, ctx: Context) -> Node | None:
     if node is None or node.type != "function_expression":
         return None
     return node.child_by_field_name("formals")
+
+
+# ----- the global switch read where the function has its own ----------------------------------------
+
+
+def _check_global_read(select: Node, ctx: Context) -> None:
+    """`config.cudaSupport` (or `pkgs.config.cudaSupport`) in the body of a function whose own
+    `cudaSupport` formal is what `.override` changes."""
+    names = attrpath_names(select.child_by_field_name("attrpath"))
+    base = unparen(select.child_by_field_name("expression"))
+    if base is None or base.type != "variable_expression":
+        return
+    if names == ["config", "cudaSupport"]:
+        config_owner = text(base.child_by_field_name("name"))  # `pkgs.config.cudaSupport`
+    elif names == ["cudaSupport"] and text(base.child_by_field_name("name")) == "config":
+        config_owner = "config"
+    else:
+        return
+    owner = ctx.semantic.resolve(base)
+    if owner.kind != "formal" or owner.node is None or owner.node.parent is None or owner.node.parent.type != "formals":
+        return
+    formals = owner.node.parent
+    if formals in ancestors(select):
+        return  # a formal's default: `cudaSupport ? config.cudaSupport`, `enableCudnn ? config.cudaSupport`
+    argument = ctx.semantic.resolve_name("cudaSupport", select)
+    if argument.kind != "formal" or argument.node is None or argument.node.parent != formals:
+        return  # no `cudaSupport` formal beside `config`, or a closer binding hides it
+    written = "config.cudaSupport" if config_owner == "config" else f"{config_owner}.config.cudaSupport"
+    fix = Fix("Read the `cudaSupport` argument", Applicability.UNSAFE, (edits.replace(select, "cudaSupport"),))
+    ctx.report(select, f"`{written}` ignores this function's own `cudaSupport` argument (what `.override` sets): write `cudaSupport`", fixes=[fix])
