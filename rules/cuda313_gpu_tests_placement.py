@@ -1,0 +1,248 @@
+"""Tests that need a GPU placed in the package's own build, where the sandbox has no GPU.
+
+Flags, in a package's own derivation (`stdenv.mkDerivation`, `buildPythonPackage`, ... with a
+`src`):
+
+- `requiredSystemFeatures` holding `"cuda"`: every build of the package, CUDA or not, then waits
+  for a builder that declares the feature;
+- `doCheck` / `doInstallCheck` that is on only in CUDA builds (`doCheck = cudaSupport;`,
+  `cudaSupport && ...`): those tests run exactly where the sandbox has no GPU;
+- `doCheck = true` / `doInstallCheck = true` in a package that compiles CUDA only under its
+  switch (`cuda_nvcc` or the toolkit in its inputs under `lib.optionals cudaSupport`, `if
+  cudaSupport`) while no test setting mentions the switch: the CPU build's tests pass, the CUDA
+  build runs the same suite against kernels no GPU can run (information: cudalint cannot see
+  whether the suite touches the GPU).
+
+Not flagged: `requiredSystemFeatures` and checks inside `passthru`, `passthru.tests.<name>`, a
+`gpuCheck`, or a binding named like a test (`gpuTests = stdenv.mkDerivation { ... }`), derivations
+without a `src` (a `runCommand`-style test, `cudaPackages.writeGpuTestPython`), overrides (an
+overlay asking for a GPU builder on purpose, `finalPackage.overrideAttrs { requiredSystemFeatures
+= [ "cuda" ]; }`), NixOS tests, dev shells and modules (`nix.settings.system-features`); a check
+switched off in CUDA builds (`doCheck = !cudaSupport;`) or whose test settings already depend
+on the switch (`disabledTests = lib.optionals cudaSupport [ ... ]`); a package that is always
+CUDA (no switch: its maintainers see the failures in every build); and the implicit checks of
+`pytestCheckHook` without a `doCheck`, and dependencies built with CUDA (`dlib`,
+`onnxruntime`) whose effect on the tests the file does not show.
+
+Contexts: packages only; overrides, dev shells and modules are never flagged.
+
+## Why
+The build sandbox has no GPU and no driver, so tests that run CUDA kernels fail there (issue
+#167931, xgboost, 2022). Since PR #256230 (merged 2023-09) a builder can expose its GPU to
+derivations that declare `requiredSystemFeatures = [ "cuda" ]` (NixOS option
+`programs.nix-required-mounts`), which is how nixpkgs runs GPU tests (issue #225912): as
+separate derivations in `passthru`, never in the package, since a package marked so can only
+be built on such a builder (Hydra and most users have none). The convention for those
+derivations: `cudaPackages.writeGpuTestPython` returns a tester whose `passthru.gpuCheck` is the
+marked derivation (pkgs/development/cuda-modules/write-gpu-test-python.nix, commit 2d5e573);
+since PR #472663 (2025-12) the CUDA team's Hydra jobset collects
+`<package>.passthru.tests.<name>.gpuCheck` (and still a top-level `passthru.gpuCheck`, PR
+#564935, 2026-09), often `finalAttrs.finalPackage.overrideAttrs { requiredSystemFeatures = [
+"cuda" ]; doInstallCheck = true; }` next to `doCheck = false` (PR #550937, 2026-09: for
+`buildPythonPackage` it is `doInstallCheck` that runs the tests after `overrideAttrs`).
+Reviewers asked to turn the checks off in CUDA builds (PR #172684, xgboost, 2022; PR #263174,
+elpa, 2023).
+
+The one fix: `doCheck = true` becomes `doCheck = !cudaSupport` (the file's switch), what those
+reviews asked. It is unsafe: CUDA builds stop running the suite, including tests that did not
+need a GPU. Moving tests into `passthru.tests` is not mechanical (a new derivation, and the
+builder decides whether `doCheck` or `doInstallCheck` runs them), nor is dropping
+`requiredSystemFeatures` (the package may have been marked because its checks need the GPU).
+
+## Example
+```nix
+{ lib, config, stdenv, cmake, cudaPackages, cudaSupport ? config.cudaSupport }:
+stdenv.mkDerivation {
+  pname = "grad-boost";
+  version = "1.0";
+  src = ./.;
+  nativeBuildInputs = [ cmake ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
+  buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
+  cmakeFlags = [ (lib.cmakeBool "USE_CUDA" cudaSupport) ];
+  doCheck = true;
+  requiredSystemFeatures = lib.optionals cudaSupport [ "cuda" ];
+}
+```
+
+## Use instead
+```nix
+{ lib, config, stdenv, cmake, cudaPackages, cudaSupport ? config.cudaSupport }:
+stdenv.mkDerivation (finalAttrs: {
+  pname = "grad-boost";
+  version = "1.0";
+  src = ./.;
+  nativeBuildInputs = [ cmake ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
+  buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
+  cmakeFlags = [ (lib.cmakeBool "USE_CUDA" cudaSupport) ];
+  # the CUDA tests need a GPU: they run in passthru.tests.cuda.gpuCheck
+  doCheck = !cudaSupport;
+  passthru.tests.cuda.gpuCheck = finalAttrs.finalPackage.overrideAttrs {
+    requiredSystemFeatures = [ "cuda" ];
+    doCheck = true;
+  };
+})
+```
+
+## References
+- https://github.com/NixOS/nixpkgs/issues/167931
+- https://github.com/NixOS/nixpkgs/issues/225912
+- https://github.com/NixOS/nixpkgs/pull/256230
+- https://github.com/NixOS/nixpkgs/pull/172684
+- https://github.com/NixOS/nixpkgs/pull/263174
+- https://github.com/NixOS/nixpkgs/pull/472663
+- https://github.com/NixOS/nixpkgs/pull/550937
+- https://github.com/NixOS/nixpkgs/pull/564935
+- https://github.com/NixOS/nixpkgs/blob/2d5e573acf2af54df6a8d6bcc4dc5dce639b2d72/pkgs/development/cuda-modules/write-gpu-test-python.nix
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint import catalog, edits
+from cudalint.context import Context
+from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.places import DERIVATION_BUILDERS
+from cudalint.syntax import ancestors, attrpath_names, binding_value, bindings_of, descendants, string_literal, text, unparen
+
+RULE = Rule(
+    code="CUDA313",
+    name="gpu-tests-placement",
+    severity=Severity.WARNING,
+    fix=Applicability.UNSAFE,
+    availability=FixAvailability.SOMETIMES,
+    summary="Tests that need a GPU in the package's own build instead of `passthru.tests` (`gpuCheck`)",
+    node_types=("binding",),
+    patterns=(b"requiredSystemFeatures", b"doCheck", b"doInstallCheck"),
+)
+
+CHECK_SWITCHES = frozenset({"doCheck", "doInstallCheck"})
+# Bindings whose value is a test, not the package: `passthru`, `tests`, `gpuCheck`, `gpuTests`.
+_TEST_SLOT = re.compile(r"^passthru$|[Tt]ests?$|[Cc]hecks?$|^tests?|^gpu")
+# Settings of the package's own checks (`disabledTests`, `preCheck`, `checkFlags`, `nativeCheckInputs`).
+_TEST_SETTING = re.compile(r"[Cc]heck|[Tt]est")
+_SOURCES = frozenset({"src", "srcs"})
+
+
+@RULE
+def check(binding: Node, ctx: Context) -> None:
+    names = attrpath_names(binding.child_by_field_name("attrpath"))
+    if len(names) != 1 or names[0] not in CHECK_SWITCHES | {"requiredSystemFeatures"}:
+        return
+    attrset = binding.parent.parent if binding.parent is not None else None
+    call = ctx.semantic.enclosing_call(binding)
+    if attrset is None or call is None or call.attrset != attrset or call.name not in DERIVATION_BUILDERS:
+        return
+    if not ctx.place(binding).is_package or not _builds_source(attrset) or _in_test_slot(call.node):
+        return
+    value = unparen(binding_value(binding))
+    if value is None:
+        return
+    if names[0] == "requiredSystemFeatures":
+        if _asks_for_gpu(value):
+            ctx.report(binding, 'every build of this package now needs a builder with the "cuda" feature: run GPU tests from `passthru.tests.<name>.gpuCheck`')
+        return
+    if _requires_gpu_builder(attrset):
+        return  # reported at `requiredSystemFeatures`
+    name = names[0]
+    switch = _positive_switch(value, ctx)
+    if switch is not None:
+        ctx.report(binding, f"`{name} = {text(value)}` runs the tests only in CUDA builds, whose sandbox has no GPU: move them to `passthru.tests.<name>.gpuCheck`")
+        return
+    if text(value) != "true":
+        return
+    switch = _switch_guarding_nvcc(attrset, ctx)
+    if switch is None or _tests_follow_switch(attrset, switch):
+        return
+    fix = Fix(f"Run the checks only without CUDA (`!{switch}`)", Applicability.UNSAFE, (edits.replace(value, f"!{switch}"),))
+    ctx.report(
+        binding,
+        f"`{name} = true` also runs the tests in CUDA builds, whose sandbox has no GPU: write `{name} = !{switch}` and put GPU tests in `passthru.tests`",
+        severity=Severity.INFO,
+        fixes=[fix],
+    )
+
+
+def _builds_source(attrset: Node) -> bool:
+    """A package built from source; test derivations (`runCommand`-like, `dontUnpack`) have none."""
+    return any(
+        set(attrpath_names(b.child_by_field_name("attrpath"))[:1]) & _SOURCES if b.type == "binding" else bool(_SOURCES & set(text(b).replace(";", " ").split()))
+        for b in bindings_of(attrset)
+    )
+
+
+def _in_test_slot(node: Node) -> bool:
+    """The derivation is the value of `passthru...`, `tests.<name>`, `gpuCheck`, `gpuTests = ...`."""
+    for ancestor in ancestors(node):
+        if ancestor.type == "binding":
+            if any(n is not None and _TEST_SLOT.search(n) for n in attrpath_names(ancestor.child_by_field_name("attrpath"))):
+                return True
+    return False
+
+
+def _asks_for_gpu(value: Node) -> bool:
+    return any(node.type in ("string_expression", "indented_string_expression") and string_literal(node) == "cuda" for node in descendants(value))
+
+
+def _requires_gpu_builder(attrset: Node) -> bool:
+    for binding in bindings_of(attrset):
+        if binding.type == "binding" and attrpath_names(binding.child_by_field_name("attrpath")) == ["requiredSystemFeatures"]:
+            value = binding_value(binding)
+            return value is not None and _asks_for_gpu(value)
+    return False
+
+
+def _is_switch(node: Node | None, ctx: Context) -> bool:
+    """The file's CUDA switch: `cudaSupport` (a formal or `let`), `config.cudaSupport`."""
+    node = unparen(node)
+    if node is None:
+        return False
+    if node.type == "variable_expression":
+        return bool(re.search(r"[Cc]uda", text(node))) and ctx.semantic.resolve(node).lexical
+    if node.type == "select_expression":
+        return attrpath_names(node.child_by_field_name("attrpath"))[-1:] == ["cudaSupport"]
+    return False
+
+
+def _positive_switch(value: Node, ctx: Context) -> Node | None:
+    """`cudaSupport`, or a conjunct of `cudaSupport && ...`: true only in CUDA builds."""
+    if _is_switch(value, ctx):
+        return value
+    if value.type == "binary_expression" and text(value.child_by_field_name("operator")) == "&&":
+        for side in (value.child_by_field_name("left"), value.child_by_field_name("right")):
+            side = unparen(side)
+            if side is not None and (found := _positive_switch(side, ctx)) is not None:
+                return found
+    return None
+
+
+def _switch_guarding_nvcc(attrset: Node, ctx: Context) -> str | None:
+    """The switch under which the derivation gets nvcc (`cuda_nvcc`, the toolkit) at build time."""
+    for binding in bindings_of(attrset):
+        if binding.type != "binding" or attrpath_names(binding.child_by_field_name("attrpath"))[:1] != ["nativeBuildInputs"]:
+            continue
+        for node in descendants(binding):
+            if node.type not in ("variable_expression", "select_expression"):
+                continue
+            ref = ctx.semantic.cuda_ref(node)
+            if ref is None or ref.node != node or not (ref.package == "cuda_nvcc" or catalog.is_runfile_toolkit(ref.package)):
+                continue
+            for guard in ctx.semantic.guards(node):
+                if guard.positive and _is_switch(guard.condition, ctx):
+                    return " ".join(text(unparen(guard.condition)).split())
+    return None
+
+
+def _tests_follow_switch(attrset: Node, switch: str) -> bool:
+    """A test setting already depends on the switch (`disabledTests = lib.optionals cudaSupport [...]`)."""
+    word = re.compile(rf"(?<![\w'-]){re.escape(switch)}(?![\w'-])")
+    for binding in bindings_of(attrset):
+        if binding.type != "binding":
+            continue
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        if names[:1] and names[0] not in CHECK_SWITCHES and names[0] is not None and _TEST_SETTING.search(names[0]):
+            if word.search(text(binding)):
+                return True
+    return False
