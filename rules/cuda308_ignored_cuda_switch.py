@@ -112,7 +112,7 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
     availability=FixAvailability.SOMETIMES,
-    summary="CUDA switch set where nothing reads it (outside `config`, misspelt, or in `overrideAttrs`)",
+    summary="CUDA switch set where nothing reads it (outside `config`, misspelt, in `overrideAttrs`) or ignored by the package (`config.cudaSupport` beside its argument)",
     node_types=("binding", "apply_expression", "select_expression"),
     patterns=(b"cuda", b"Cuda", b"CUDA"),
 )

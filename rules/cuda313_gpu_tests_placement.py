@@ -142,14 +142,15 @@ def check(binding: Node, ctx: Context) -> None:
         return
     if names[0] == "requiredSystemFeatures":
         if _asks_for_gpu(value):
-            ctx.report(binding, 'every build of this package now needs a builder with the "cuda" feature: run GPU tests from `passthru.tests.<name>.gpuCheck`')
+            ctx.report(binding, '`requiredSystemFeatures` with "cuda" lets only GPU builders build this package: run GPU tests from `passthru.tests.<name>.gpuCheck`')
         return
     if _requires_gpu_builder(attrset):
         return  # reported at `requiredSystemFeatures`
     name = names[0]
     switch = _positive_switch(value, ctx)
     if switch is not None:
-        ctx.report(binding, f"`{name} = {text(value)}` runs the tests only in CUDA builds, whose sandbox has no GPU: move them to `passthru.tests.<name>.gpuCheck`")
+        shown = " ".join(text(switch).split())
+        ctx.report(binding, f"`{name}` follows `{shown}`, so the tests run only in CUDA builds, whose sandbox has no GPU: move them to `passthru.tests.<name>.gpuCheck`")
         return
     if text(value) != "true":
         return
