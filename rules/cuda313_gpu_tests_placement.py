@@ -11,7 +11,10 @@ Flags, in a package's own derivation (`stdenv.mkDerivation`, `buildPythonPackage
   switch (`cuda_nvcc` or the toolkit in its inputs under `lib.optionals cudaSupport`, `if
   cudaSupport`) while no test setting mentions the switch: the CPU build's tests pass, the CUDA
   build runs the same suite against kernels no GPU can run (information: cudalint cannot see
-  whether the suite touches the GPU).
+  whether the suite touches the GPU);
+- `doCheck = true` in a Python package's GPU check made with `finalAttrs.finalPackage.overrideAttrs`
+  (under `passthru`): `buildPythonPackage` runs its tests in the install check, so that check
+  runs nothing; write `doInstallCheck = true` (or use `overridePythonAttrs`).
 
 Not flagged: `requiredSystemFeatures` and checks inside `passthru`, `passthru.tests.<name>`, a
 `gpuCheck`, or a binding named like a test (`gpuTests = stdenv.mkDerivation { ... }`), derivations
@@ -43,9 +46,10 @@ since PR #472663 (2025-12) the CUDA team's Hydra jobset collects
 Reviewers asked to turn the checks off in CUDA builds (PR #172684, xgboost, 2022; PR #263174,
 elpa, 2023).
 
-The one fix: `doCheck = true` becomes `doCheck = !cudaSupport` (the file's switch), what those
-reviews asked. It is unsafe: CUDA builds stop running the suite, including tests that did not
-need a GPU. Moving tests into `passthru.tests` is not mechanical (a new derivation, and the
+The fixes: `doCheck = true` becomes `doCheck = !cudaSupport` (the file's switch), what those
+reviews asked; it is unsafe: CUDA builds stop running the suite, including tests that did not
+need a GPU. In a Python GPU check, `doCheck` becomes `doInstallCheck` (unsafe too: the tests then
+run, which is the point, but the check's result changes). Moving tests into `passthru.tests` is not mechanical (a new derivation, and the
 builder decides whether `doCheck` or `doInstallCheck` runs them), nor is dropping
 `requiredSystemFeatures` (the package may have been marked because its checks need the GPU).
 
@@ -105,7 +109,17 @@ from cudalint import catalog, edits
 from cudalint.context import Context
 from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.places import DERIVATION_BUILDERS
-from cudalint.syntax import ancestors, attrpath_names, binding_value, bindings_of, descendants, string_literal, text, unparen
+from cudalint.syntax import (
+    ancestors,
+    attrpath_names,
+    binding_value,
+    bindings_of,
+    descendants,
+    flatten_apply,
+    string_literal,
+    text,
+    unparen,
+)
 
 RULE = Rule(
     code="CUDA313",
@@ -119,6 +133,7 @@ RULE = Rule(
 )
 
 CHECK_SWITCHES = frozenset({"doCheck", "doInstallCheck"})
+PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
 # Bindings whose value is a test, not the package: `passthru`, `tests`, `gpuCheck`, `gpuTests`.
 _TEST_SLOT = re.compile(r"^passthru$|[Tt]ests?$|[Cc]hecks?$|^tests?|^gpu")
 # Settings of the package's own checks (`disabledTests`, `preCheck`, `checkFlags`, `nativeCheckInputs`).
@@ -133,7 +148,12 @@ def check(binding: Node, ctx: Context) -> None:
         return
     attrset = binding.parent.parent if binding.parent is not None else None
     call = ctx.semantic.enclosing_call(binding)
-    if attrset is None or call is None or call.attrset != attrset or call.name not in DERIVATION_BUILDERS:
+    if attrset is None or call is None or call.attrset != attrset:
+        return
+    if call.name == "overrideAttrs" and names[0] == "doCheck":
+        _check_python_gpu_check(binding, call, ctx)
+        return
+    if call.name not in DERIVATION_BUILDERS:
         return
     if not ctx.place(binding).is_package or not _builds_source(attrset) or _in_test_slot(call.node):
         return
@@ -162,6 +182,31 @@ def check(binding: Node, ctx: Context) -> None:
         binding,
         f"`{name} = true` also runs the tests in CUDA builds, whose sandbox has no GPU: write `{name} = !{switch}` and put GPU tests in `passthru.tests`",
         severity=Severity.INFO,
+        fixes=[fix],
+    )
+
+
+def _check_python_gpu_check(binding: Node, call, ctx: Context) -> None:
+    """`passthru.gpuCheck = finalAttrs.finalPackage.overrideAttrs { doCheck = true; ... }` in a
+    Python package: `buildPythonPackage` runs its tests in the install check, so `doCheck` seen
+    by `overrideAttrs` runs nothing (PR #550937)."""
+    value = unparen(binding_value(binding))
+    if value is None or text(value) != "true" or not _in_test_slot(call.node):
+        return
+    if any(b.type == "binding" and attrpath_names(b.child_by_field_name("attrpath")) == ["doInstallCheck"] for b in bindings_of(call.attrset)):
+        return  # the install check is set too: the tests run (or were turned off on purpose)
+    function, _ = flatten_apply(call.node)
+    path = attrpath_names(function.child_by_field_name("attrpath")) if function.type == "select_expression" else []
+    if path[-2:] != ["finalPackage", "overrideAttrs"]:
+        return  # another package's override: what it builds is not known here
+    package = ctx.semantic.enclosing_call(call.node)
+    if package is None or package.name not in PYTHON_BUILDERS:
+        return
+    attrpath = binding.child_by_field_name("attrpath")
+    fix = Fix("Write `doInstallCheck = true`", Applicability.UNSAFE, (edits.replace(attrpath, "doInstallCheck"),))
+    ctx.report(
+        binding,
+        "`doCheck` in `overrideAttrs` of a Python package runs no tests (`buildPythonPackage` runs them in the install check): write `doInstallCheck = true`",
         fixes=[fix],
     )
 
