@@ -17,7 +17,7 @@ Flags, in a package's own derivation (`stdenv.mkDerivation`, `buildPythonPackage
   runs nothing; write `doInstallCheck = true` (or use `overridePythonAttrs`).
 
 Not flagged: `requiredSystemFeatures` and checks inside `passthru`, `passthru.tests.<name>`, a
-`gpuCheck`, or a binding named like a test (`gpuTests = stdenv.mkDerivation { ... }`), derivations
+`gpuCheck`, or a binding named like a test (`gpuTests = stdenv.mkDerivation { ... }`, flake `checks`), derivations
 without a `src` (a `runCommand`-style test, `cudaPackages.writeGpuTestPython`), overrides (an
 overlay asking for a GPU builder on purpose, `finalPackage.overrideAttrs { requiredSystemFeatures
 = [ "cuda" ]; }`), NixOS tests, dev shells and modules (`nix.settings.system-features`); a check
@@ -135,7 +135,7 @@ RULE = Rule(
 CHECK_SWITCHES = frozenset({"doCheck", "doInstallCheck"})
 PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
 # Bindings whose value is a test, not the package: `passthru`, `tests`, `gpuCheck`, `gpuTests`.
-_TEST_SLOT = re.compile(r"^passthru$|[Tt]ests?$|[Cc]hecks?$|^tests?|^gpu")
+_TEST_SLOT = re.compile(r"^passthru$|[Tt]ests?$|[Cc]hecks?$|^tests?")
 # Settings of the package's own checks (`disabledTests`, `preCheck`, `checkFlags`, `nativeCheckInputs`).
 _TEST_SETTING = re.compile(r"[Cc]heck|[Tt]est")
 _SOURCES = frozenset({"src", "srcs"})
@@ -169,8 +169,7 @@ def check(binding: Node, ctx: Context) -> None:
     name = names[0]
     switch = _positive_switch(value, ctx)
     if switch is not None:
-        shown = " ".join(text(switch).split())
-        ctx.report(binding, f"`{name}` follows `{shown}`, so the tests run only in CUDA builds, whose sandbox has no GPU: move them to `passthru.tests.<name>.gpuCheck`")
+        ctx.report(binding, f"`{name}` is on only in CUDA builds, whose sandbox has no GPU: move the tests to `passthru.tests.<name>.gpuCheck`")
         return
     if text(value) != "true":
         return
@@ -180,7 +179,7 @@ def check(binding: Node, ctx: Context) -> None:
     fix = Fix(f"Run the checks only without CUDA (`!{switch}`)", Applicability.UNSAFE, (edits.replace(value, f"!{switch}"),))
     ctx.report(
         binding,
-        f"`{name} = true` also runs the tests in CUDA builds, whose sandbox has no GPU: write `{name} = !{switch}` and put GPU tests in `passthru.tests`",
+        f"`{name} = true` runs the tests in CUDA builds too, where the sandbox has no GPU: write `{name} = !{switch}`",
         severity=Severity.INFO,
         fixes=[fix],
     )
@@ -206,7 +205,7 @@ def _check_python_gpu_check(binding: Node, call, ctx: Context) -> None:
     fix = Fix("Write `doInstallCheck = true`", Applicability.UNSAFE, (edits.replace(attrpath, "doInstallCheck"),))
     ctx.report(
         binding,
-        "`doCheck` in `overrideAttrs` of a Python package runs no tests (`buildPythonPackage` runs them in the install check): write `doInstallCheck = true`",
+        "after `overrideAttrs`, a Python package's tests run from `doInstallCheck`, not `doCheck`: write `doInstallCheck = true`",
         fixes=[fix],
     )
 
