@@ -17,8 +17,8 @@ Flags, in a package's own derivation (`stdenv.mkDerivation`, `buildPythonPackage
   runs nothing; write `doInstallCheck = true` (or use `overridePythonAttrs`).
 
 Not flagged: `requiredSystemFeatures` and checks inside `passthru`, `passthru.tests.<name>`, a
-`gpuCheck`, or a binding named like a test (`gpuTests = stdenv.mkDerivation { ... }`, flake `checks`), derivations
-without a `src` (a `runCommand`-style test, `cudaPackages.writeGpuTestPython`), overrides (an
+`gpuCheck`, or a binding named like a test (`gpuTests = stdenv.mkDerivation { ... }`, flake
+`checks`), derivations without a `src` (a `runCommand`-style test, `cudaPackages.writeGpuTestPython`), overrides (an
 overlay asking for a GPU builder on purpose, `finalPackage.overrideAttrs { requiredSystemFeatures
 = [ "cuda" ]; }`), NixOS tests, dev shells and modules (`nix.settings.system-features`); a check
 switched off in CUDA builds (`doCheck = !cudaSupport;`) or whose test settings already depend
