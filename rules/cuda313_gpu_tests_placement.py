@@ -129,7 +129,7 @@ RULE = Rule(
     availability=FixAvailability.SOMETIMES,
     summary="Tests that need a GPU in the package's own build instead of `passthru.tests` (`gpuCheck`)",
     node_types=("binding",),
-    patterns=(b"requiredSystemFeatures", b"doCheck", b"doInstallCheck"),
+    patterns=(b"cuda", b"Cuda", b"CUDA"),  # the feature name, the switch or nvcc: no finding without one
 )
 
 CHECK_SWITCHES = frozenset({"doCheck", "doInstallCheck"})
