@@ -105,11 +105,12 @@ import re
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Fix, FixAvailability, Rule, Severity
-from cudalint.places import DERIVATION_BUILDERS
-from cudalint.syntax import (
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.places import DERIVATION_BUILDERS
+from cudalint.nix.syntax import (
     ancestors,
     attrpath_names,
     binding_value,
