@@ -98,11 +98,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import catalog, targets
 from cudalint.lint import edits
+from cudalint.knowledge import targets
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.nix.places import SHELL_BUILDERS
+from cudalint.rules._cuda_compilation import PYTHON_BUILDERS, compiles_device_code, contains, derivation_attrset, nvcc_sources
 from cudalint.nix.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
@@ -112,7 +112,6 @@ from cudalint.nix.syntax import (
     flatten_apply,
     last_name,
     outermost_apply,
-    string_literal,
     text,
     unparen,
 )
@@ -135,28 +134,9 @@ HOOK_DATE = "2023-12-01"
 # backported to release-25.11 (PR #465957) after its branch-off.
 PINNED_DATE = "2025-11-26"
 PINNED_RELEASES = frozenset({"25.11"})
-PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
-# Inputs through which a derivation gets its nvcc (a Python package's `build-system` too).
-NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "build-system"}
-# Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
-NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
 _HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN|NVCC_PREPEND_FLAGS")
 # Compilers chosen on purpose: `${cudatoolkit.cc}`, `${backendStdenv.cc}`, `${gcc12Stdenv.cc}`, `${gcc12}`.
 _CHOSEN_COMPILER_OWNER = re.compile(r"^(?:backendStdenv|gcc\d+Stdenv|clang\d+Stdenv|gcc\d+|cudatoolkit(?:_\d+(?:_\d+)?)?)$")
-# Signs that device code is compiled here, in strings and attribute names: CMake's CUDA language,
-# nvcc run in a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches.
-_COMPILES_CUDA = re.compile(
-    r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b|\bnvcc\b|\.cu\b|\bCUDA_ARCH|TORCH_CUDA_ARCH_LIST"
-    r"|-gencode|--generate-code|\bsm_\d{2,3}\b|\bcompute_\d{2,3}\b|FORCE_CUDA|CUDA_NVCC_FLAGS|NVCC_FLAGS"
-    r"|(?:-D|(?<![A-Za-z]))(?:USE|WITH|ENABLE|BUILD|GGML|LLAMA)_CU(?:DA|BLAS)\b|--(?:with|enable)-cuda\b"
-    r"|\b[A-Z][A-Z_]*(?:API|BACKEND|GPU)=(?:cuda|CUDA)\b"  # `-DGPU_API=cuda`: CUDA picked as the build's backend
-)
-# `lib.cmakeFeature "GPU_API" "cuda"`: the same choice through nixpkgs' CMake helpers
-_CMAKE_HELPERS = frozenset({"cmakeFeature", "cmakeOptionType"})
-# A torch extension (`buildPythonPackage` with torch and nvcc) compiles with nvcc.
-_TORCH = frozenset({"torch", "pytorch", "torchWithCuda", "torch-bin", "pytorchWithCuda"})
-# Attributes of a repackaging derivation, which compiles nothing.
-_NOTHING_COMPILED = {"dontBuild": "true", "format": '"wheel"'}
 _MAX_DEPTH = 4
 
 
@@ -167,7 +147,7 @@ def check(apply: Node, ctx: Context) -> None:
     function, arguments = flatten_apply(apply)
     if not arguments:
         return
-    attrset = _derivation_attrset(arguments[-1])
+    attrset = derivation_attrset(arguments[-1])
     if attrset is None:
         return
     if last_name(function) not in PYTHON_BUILDERS | {"mkDerivation"} and unparen(function).type != "apply_expression":
@@ -176,13 +156,13 @@ def check(apply: Node, ctx: Context) -> None:
         return  # a nix-shell environment (no source, no phases) compiles nothing itself
     if _pins_its_compiler(ctx.settings.nixpkgs):
         return
-    sources = _nvcc_sources(attrset, ctx)
+    sources = nvcc_sources(attrset, ctx)
     if not sources:
         return
     kinds = {k for k, _ in sources}
     if "redist" in kinds and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
         return  # the hook exports nvcc's host compiler for the whole build, toolkit's nvcc too
-    if not _compiles_device_code(attrset, function, ctx) or _picks_host_compiler(attrset, ctx):
+    if not compiles_device_code(attrset, function, ctx) or _picks_host_compiler(attrset, ctx):
         return
     builder = _builder(function, ctx)
     if builder is None:
@@ -217,72 +197,7 @@ def _short(node: Node) -> str:
     return written if len(written) <= 30 else written[:27] + "..."
 
 
-# ----- evidence that device code is compiled here ------------------------------------------------
-
-
-def _compiles_device_code(attrset: Node, function: Node, ctx: Context) -> bool:
-    """nvcc is reachable (the caller checked) and something compiles with it: CMake's CUDA
-    language, nvcc in a phase, `.cu` sources, architecture flags, a `-DUSE_CUDA`-style switch,
-    `cudaPackages.flags`, or a torch extension. A package that only links CUDA libraries, and a
-    repackaged binary, compile nothing with nvcc."""
-    for binding in bindings_of(attrset):
-        if binding.type != "binding":
-            continue
-        names = attrpath_names(binding.child_by_field_name("attrpath"))
-        value = binding_value(binding)
-        if len(names) == 1 and names[0] in _NOTHING_COMPILED and value is not None and text(value) == _NOTHING_COMPILED[names[0]]:
-            return False
-    python = last_name(function) in PYTHON_BUILDERS or unparen(function).type == "apply_expression"
-    for node in _reachable(attrset, ctx):
-        if node.type == "string_fragment" and _COMPILES_CUDA.search(text(node)):
-            return True
-        if node.type == "binding":
-            names = attrpath_names(node.child_by_field_name("attrpath"))
-            if any(n is not None and _COMPILES_CUDA.search(n) for n in names):
-                return True
-        if node.type == "select_expression" and "flags" in attrpath_names(node.child_by_field_name("attrpath"))[:-1]:
-            return True  # `cudaPackages.flags.cmakeCudaArchitecturesString`: architectures to compile for
-        if python and node.type in ("variable_expression", "select_expression") and last_name(node) in _TORCH:
-            return True
-        if node.type == "apply_expression" and _selects_cuda_backend(node):
-            return True
-    return False
-
-
-def _selects_cuda_backend(apply: Node) -> bool:
-    function, arguments = flatten_apply(apply)
-    if last_name(function) not in _CMAKE_HELPERS or len(arguments) < 2:
-        return False
-    name, value = string_literal(arguments[-2]), string_literal(arguments[-1])
-    return name is not None and value is not None and value.lower() == "cuda" and bool(re.search(r"API|BACKEND|GPU", name))
-
-
-def _reachable(attrset: Node, ctx: Context):
-    """The attrset's nodes, and those of the let-bound values its variables name (cmakeFlags
-    kept in a `let`)."""
-    seen: set[tuple[int, int]] = set()
-    stack = [(attrset, 0)]
-    while stack:
-        root, depth = stack.pop()
-        for node in descendants(root):
-            yield node
-            if node.type == "variable_expression" and depth < _MAX_DEPTH:
-                binding = ctx.semantic.resolve(node)
-                if binding.kind in {"let", "rec"} and binding.value is not None and binding.node is not None:
-                    key = (binding.node.start_byte, binding.node.end_byte)
-                    if key not in seen and not _contains(binding.value, attrset):
-                        seen.add(key)
-                        stack.append((binding.value, depth + 1))
-
-
 # ----- which builder, with which stdenv --------------------------------------------------------
-
-
-def _derivation_attrset(argument: Node) -> Node | None:
-    node = unparen(argument)
-    if node is not None and node.type == "function_expression":
-        node = unparen(node.child_by_field_name("body"))
-    return node if node is not None and node.type in ATTRSET_TYPES else None
 
 
 def _builder(function: Node, ctx: Context) -> tuple[str, tuple[int, int] | None] | None:
@@ -367,13 +282,13 @@ def _injected(formal: Node, ctx: Context) -> bool:
         if _is_plain(binding_value(given), ctx, 0):
             continue
         for part in parts:
-            if _contains(part, function):
+            if contains(part, function):
                 return True
             for variable in descendants(part):
                 if variable.type != "variable_expression":
                     continue
                 bound = ctx.semantic.resolve(variable)
-                if bound.kind in {"let", "rec"} and _contains(bound.value, function):
+                if bound.kind in {"let", "rec"} and contains(bound.value, function):
                     return True
     return False
 
@@ -397,10 +312,6 @@ def _calls_giving_stdenv(ctx: Context) -> list[tuple[Node, list[Node]]]:
                 calls.append((given, [callee, *arguments]))
         cache["calls"] = calls
     return cache["calls"]
-
-
-def _contains(outer: Node | None, inner: Node) -> bool:
-    return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 def _picks_host_compiler(attrset: Node, ctx: Context) -> bool:
@@ -447,79 +358,6 @@ def _backend_bound(variable: Node, ctx: Context) -> bool:
     return binding.kind in {"let", "rec"} and binding.value is not None and last_name(binding.value) == "backendStdenv"
 
 
-# ----- where nvcc comes from ---------------------------------------------------------------------
-
-
-def _nvcc_sources(attrset: Node, ctx: Context) -> list[tuple[str, Node]]:
-    """(`runfile` | `join` | `redist`, node) for each nvcc the derivation's inputs bring."""
-    found: list[tuple[str, Node]] = []
-    seen: set[tuple[int, int]] = set()
-    for binding in bindings_of(attrset):
-        if binding.type != "binding":
-            continue
-        names = attrpath_names(binding.child_by_field_name("attrpath"))
-        if len(names) == 1 and names[0] in NVCC_INPUTS:
-            _collect(binding_value(binding), ctx, 0, found, seen)
-    return found
-
-
-def _collect(node: Node | None, ctx: Context, depth: int, found: list[tuple[str, Node]], seen: set[tuple[int, int]]) -> None:
-    if node is None or depth > _MAX_DEPTH:
-        return
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "apply_expression" and outermost_apply(current) == current:
-            function, arguments = flatten_apply(current)
-            if last_name(function) in catalog.JOIN_BUILDERS:
-                if arguments and _join_has_nvcc(arguments[-1], ctx):
-                    found.append(("join", current))
-                continue
-            if last_name(function) in SHELL_BUILDERS:
-                continue  # an FHS environment's nvcc is for its user, not for this build
-        if current.type == "variable_expression":
-            root = ctx.semantic.reference_root(current)
-            ref = ctx.semantic.cuda_ref(root)
-            binding = ctx.semantic.resolve(current)
-            if ref is not None and ref.via != "let":
-                if ref.output is None or ref.output in NVCC_OUTPUTS:
-                    if catalog.is_runfile_toolkit(ref.package):
-                        found.append(("runfile", root))
-                    elif ref.package == "cuda_nvcc":
-                        found.append(("redist", root))
-                continue
-            if binding.kind in {"let", "rec"} and binding.value is not None and binding.node is not None:
-                key = (binding.node.start_byte, binding.node.end_byte)
-                if key not in seen:
-                    seen.add(key)
-                    before = len(found)
-                    _collect(binding.value, ctx, depth + 1, found, seen)
-                    # report a join or toolkit reached through a variable at the variable's use
-                    for index in range(before, len(found)):
-                        kind, _ = found[index]
-                        if kind in {"join", "runfile"}:
-                            found[index] = (kind, current)
-            continue
-        stack.extend(reversed(current.children))
-
-
-def _join_has_nvcc(argument: Node, ctx: Context) -> bool:
-    attrset = unparen(argument)
-    if attrset is None or attrset.type not in ATTRSET_TYPES:
-        return False
-    paths = edits.find_binding(attrset, "paths")
-    value = binding_value(paths) if paths is not None else None
-    if value is None:
-        return False
-    for variable in descendants(value):
-        if variable.type != "variable_expression":
-            continue
-        ref = ctx.semantic.cuda_ref(ctx.semantic.reference_root(variable))
-        if ref is not None and (ref.package == "cuda_nvcc" or catalog.is_runfile_toolkit(ref.package)):
-            return True
-    return False
-
-
 # ----- the fix -----------------------------------------------------------------------------------
 
 
@@ -539,7 +377,7 @@ def _fix(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node
     while holder is not None and holder.type == "parenthesized_expression":
         holder = holder.parent
     changes = list(formal_edits)
-    if holder is not None and holder.type == "let_expression" and _contains(holder.child_by_field_name("body"), call) and bindings_of(holder):
+    if holder is not None and holder.type == "let_expression" and contains(holder.child_by_field_name("body"), call) and bindings_of(holder):
         changes.append(_append_let_binding(holder, definition, ctx))
         changes.append(Edit(stdenv_span[0], stdenv_span[1], "effectiveStdenv"))
     else:
@@ -603,7 +441,7 @@ def _backend_spelling(call: Node, stdenv_span: tuple[int, int], sources: list[tu
         return "cudaPackages.backendStdenv", []
     function = semantic.top_function()
     formals = function.child_by_field_name("formals") if function is not None else None
-    if function is None or formals is None or not _contains(function.child_by_field_name("body"), call):
+    if function is None or formals is None or not contains(function.child_by_field_name("body"), call):
         return None
     added = edits.add_formal(ctx.source, formals, "cudaPackages")
     return "cudaPackages.backendStdenv", [added] if added is not None else []

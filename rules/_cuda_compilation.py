@@ -1,0 +1,201 @@
+"""Whether a derivation compiles CUDA code, and where its nvcc comes from (CUDA302, CUDA309,
+CUDA310).
+
+"Compiles CUDA" is judged from the derivation's text: CMake's CUDA language (`CMAKE_CUDA_*`,
+`LANGUAGES CUDA`), nvcc named in a phase or a flag, `.cu` sources, architecture flags,
+`-DUSE_CUDA=ON`-style switches, `cudaPackages.flags`, a torch extension; a repackaged binary
+(`dontBuild`, a wheel, prebuilt files patched by `autoPatchelfHook`) compiles nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.nix.places import SHELL_BUILDERS
+from cudalint.nix.syntax import (
+    ATTRSET_TYPES,
+    attrpath_names,
+    binding_value,
+    bindings_of,
+    descendants,
+    flatten_apply,
+    last_name,
+    outermost_apply,
+    string_literal,
+    text,
+    unparen,
+)
+
+PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
+# Inputs through which a derivation gets its nvcc (a Python package's `build-system` too).
+NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "build-system"}
+# Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
+NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
+_MAX_DEPTH = 4
+# Signs that device code is compiled here, in strings and attribute names: CMake's CUDA language,
+# nvcc run in a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches.
+_COMPILES_CUDA = re.compile(
+    r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b|\bnvcc\b|\.cu\b|\bCUDA_ARCH|TORCH_CUDA_ARCH_LIST"
+    r"|-gencode|--generate-code|\bsm_\d{2,3}\b|\bcompute_\d{2,3}\b|FORCE_CUDA|CUDA_NVCC_FLAGS|NVCC_FLAGS"
+    r"|(?:-D|(?<![A-Za-z]))(?:USE|WITH|ENABLE|BUILD|GGML|LLAMA)_CU(?:DA|BLAS)\b|--(?:with|enable)-cuda\b"
+    r"|\b[A-Z][A-Z_]*(?:API|BACKEND|GPU)=(?:cuda|CUDA)\b"  # `-DGPU_API=cuda`: CUDA picked as the build's backend
+)
+# `lib.cmakeFeature "GPU_API" "cuda"`: the same choice through nixpkgs' CMake helpers
+_CMAKE_HELPERS = frozenset({"cmakeFeature", "cmakeOptionType"})
+# A torch extension (`buildPythonPackage` with torch and nvcc) compiles with nvcc.
+_TORCH = frozenset({"torch", "pytorch", "torchWithCuda", "torch-bin", "pytorchWithCuda"})
+# Attributes of a repackaging derivation, which compiles nothing.
+_NOTHING_COMPILED = {"dontBuild": "true", "format": '"wheel"'}
+
+
+# ----- evidence that device code is compiled here ------------------------------------------------
+
+
+def compiles_device_code(attrset: Node, function: Node, ctx: Context) -> bool:
+    """nvcc is reachable (the caller checked) and something compiles with it: CMake's CUDA
+    language, nvcc in a phase, `.cu` sources, architecture flags, a `-DUSE_CUDA`-style switch,
+    `cudaPackages.flags`, or a torch extension. A package that only links CUDA libraries, and a
+    repackaged binary, compile nothing with nvcc."""
+    for binding in bindings_of(attrset):
+        if binding.type != "binding":
+            continue
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        value = binding_value(binding)
+        if len(names) == 1 and names[0] in _NOTHING_COMPILED and value is not None and text(value) == _NOTHING_COMPILED[names[0]]:
+            return False
+    python = last_name(function) in PYTHON_BUILDERS or unparen(function).type == "apply_expression"
+    for node in reachable(attrset, ctx):
+        if node.type == "string_fragment" and _COMPILES_CUDA.search(text(node)):
+            return True
+        if node.type == "binding":
+            names = attrpath_names(node.child_by_field_name("attrpath"))
+            if any(n is not None and _COMPILES_CUDA.search(n) for n in names):
+                return True
+        if node.type == "select_expression" and "flags" in attrpath_names(node.child_by_field_name("attrpath"))[:-1]:
+            return True  # `cudaPackages.flags.cmakeCudaArchitecturesString`: architectures to compile for
+        if python and node.type in ("variable_expression", "select_expression") and last_name(node) in _TORCH:
+            return True
+        if node.type == "apply_expression" and _selects_cuda_backend(node):
+            return True
+    return False
+
+
+def _selects_cuda_backend(apply: Node) -> bool:
+    function, arguments = flatten_apply(apply)
+    if last_name(function) not in _CMAKE_HELPERS or len(arguments) < 2:
+        return False
+    name, value = string_literal(arguments[-2]), string_literal(arguments[-1])
+    return name is not None and value is not None and value.lower() == "cuda" and bool(re.search(r"API|BACKEND|GPU", name))
+
+
+def reachable(attrset: Node, ctx: Context):
+    """The attrset's nodes, and those of the let-bound values its variables name (cmakeFlags
+    kept in a `let`)."""
+    seen: set[tuple[int, int]] = set()
+    stack = [(attrset, 0)]
+    while stack:
+        root, depth = stack.pop()
+        for node in descendants(root):
+            yield node
+            if node.type == "variable_expression" and depth < _MAX_DEPTH:
+                binding = ctx.semantic.resolve(node)
+                if binding.kind in {"let", "rec"} and binding.value is not None and binding.node is not None:
+                    key = (binding.node.start_byte, binding.node.end_byte)
+                    if key not in seen and not contains(binding.value, attrset):
+                        seen.add(key)
+                        stack.append((binding.value, depth + 1))
+
+
+
+
+def derivation_attrset(argument: Node) -> Node | None:
+    node = unparen(argument)
+    if node is not None and node.type == "function_expression":
+        node = unparen(node.child_by_field_name("body"))
+    return node if node is not None and node.type in ATTRSET_TYPES else None
+
+
+
+
+# ----- where nvcc comes from ---------------------------------------------------------------------
+
+
+def nvcc_sources(attrset: Node, ctx: Context) -> list[tuple[str, Node]]:
+    """(`runfile` | `join` | `redist`, node) for each nvcc the derivation's inputs bring."""
+    found: list[tuple[str, Node]] = []
+    seen: set[tuple[int, int]] = set()
+    for binding in bindings_of(attrset):
+        if binding.type != "binding":
+            continue
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        if len(names) == 1 and names[0] in NVCC_INPUTS:
+            _collect(binding_value(binding), ctx, 0, found, seen)
+    return found
+
+
+def _collect(node: Node | None, ctx: Context, depth: int, found: list[tuple[str, Node]], seen: set[tuple[int, int]]) -> None:
+    if node is None or depth > _MAX_DEPTH:
+        return
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "apply_expression" and outermost_apply(current) == current:
+            function, arguments = flatten_apply(current)
+            if last_name(function) in catalog.JOIN_BUILDERS:
+                if arguments and _join_has_nvcc(arguments[-1], ctx):
+                    found.append(("join", current))
+                continue
+            if last_name(function) in SHELL_BUILDERS:
+                continue  # an FHS environment's nvcc is for its user, not for this build
+        if current.type == "variable_expression":
+            root = ctx.semantic.reference_root(current)
+            ref = ctx.semantic.cuda_ref(root)
+            binding = ctx.semantic.resolve(current)
+            if ref is not None and ref.via != "let":
+                if ref.output is None or ref.output in NVCC_OUTPUTS:
+                    if catalog.is_runfile_toolkit(ref.package):
+                        found.append(("runfile", root))
+                    elif ref.package == "cuda_nvcc":
+                        found.append(("redist", root))
+                continue
+            if binding.kind in {"let", "rec"} and binding.value is not None and binding.node is not None:
+                key = (binding.node.start_byte, binding.node.end_byte)
+                if key not in seen:
+                    seen.add(key)
+                    before = len(found)
+                    _collect(binding.value, ctx, depth + 1, found, seen)
+                    # report a join or toolkit reached through a variable at the variable's use
+                    for index in range(before, len(found)):
+                        kind, _ = found[index]
+                        if kind in {"join", "runfile"}:
+                            found[index] = (kind, current)
+            continue
+        stack.extend(reversed(current.children))
+
+
+def _join_has_nvcc(argument: Node, ctx: Context) -> bool:
+    attrset = unparen(argument)
+    if attrset is None or attrset.type not in ATTRSET_TYPES:
+        return False
+    paths = edits.find_binding(attrset, "paths")
+    value = binding_value(paths) if paths is not None else None
+    if value is None:
+        return False
+    for variable in descendants(value):
+        if variable.type != "variable_expression":
+            continue
+        ref = ctx.semantic.cuda_ref(ctx.semantic.reference_root(variable))
+        if ref is not None and (ref.package == "cuda_nvcc" or catalog.is_runfile_toolkit(ref.package)):
+            return True
+    return False
+
+
+
+
+def contains(outer: Node | None, inner: Node) -> bool:
+    return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
