@@ -43,12 +43,13 @@ _COMPILES_CUDA = re.compile(
     r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b|\bnvcc\b|\.cu\b|\bCUDA_ARCH|TORCH_CUDA_ARCH_LIST"
     r"|-gencode|--generate-code|\bsm_\d{2,3}\b|\bcompute_\d{2,3}\b|FORCE_CUDA|CUDA_NVCC_FLAGS|NVCC_FLAGS"
     r"|(?:-D|(?<![A-Za-z]))(?:USE|WITH|ENABLE|BUILD|GGML|LLAMA)_CU(?:DA|BLAS)\b|--(?:with|enable)-cuda\b"
+    r"|CUDA_(?:BINARIES|KERNELS)\b"  # `WITH_CYCLES_CUDA_BINARIES`: a project option that compiles kernels
     r"|\b[A-Z][A-Z_]*(?:API|BACKEND|GPU)=(?:cuda|CUDA)\b"  # `-DGPU_API=cuda`: CUDA picked as the build's backend
 )
 # `lib.cmakeFeature "GPU_API" "cuda"`: the same choice through nixpkgs' CMake helpers
 _CMAKE_HELPERS = frozenset({"cmakeFeature", "cmakeOptionType"})
 # A torch extension (`buildPythonPackage` with torch and nvcc) compiles with nvcc.
-_TORCH = frozenset({"torch", "pytorch", "torchWithCuda", "torch-bin", "pytorchWithCuda"})
+TORCH = frozenset({"torch", "pytorch", "torchWithCuda", "torch-bin", "pytorchWithCuda"})
 # Attributes of a repackaging derivation, which compiles nothing.
 _NOTHING_COMPILED = {"dontBuild": "true", "format": '"wheel"'}
 
@@ -56,11 +57,12 @@ _NOTHING_COMPILED = {"dontBuild": "true", "format": '"wheel"'}
 # ----- evidence that device code is compiled here ------------------------------------------------
 
 
-def compiles_device_code(attrset: Node, function: Node, ctx: Context) -> bool:
+def compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alone: bool = True) -> bool:
     """nvcc is reachable (the caller checked) and something compiles with it: CMake's CUDA
     language, nvcc in a phase, `.cu` sources, architecture flags, a `-DUSE_CUDA`-style switch,
-    `cudaPackages.flags`, or a torch extension. A package that only links CUDA libraries, and a
-    repackaged binary, compile nothing with nvcc."""
+    `cudaPackages.flags`, or a torch extension (with `torch_alone`, any torch among a Python
+    package's attributes: with nvcc there, it builds one). A package that only links CUDA
+    libraries, and a repackaged binary, compile nothing with nvcc."""
     for binding in bindings_of(attrset):
         if binding.type != "binding":
             continue
@@ -78,7 +80,7 @@ def compiles_device_code(attrset: Node, function: Node, ctx: Context) -> bool:
                 return True
         if node.type == "select_expression" and "flags" in attrpath_names(node.child_by_field_name("attrpath"))[:-1]:
             return True  # `cudaPackages.flags.cmakeCudaArchitecturesString`: architectures to compile for
-        if python and node.type in ("variable_expression", "select_expression") and last_name(node) in _TORCH:
+        if torch_alone and python and node.type in ("variable_expression", "select_expression") and last_name(node) in TORCH:
             return True
         if node.type == "apply_expression" and _selects_cuda_backend(node):
             return True
@@ -199,3 +201,93 @@ def _join_has_nvcc(argument: Node, ctx: Context) -> bool:
 
 def contains(outer: Node | None, inner: Node) -> bool:
     return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def derivation_call(apply: Node) -> tuple[Node, Node] | None:
+    """(function, attrset) of `stdenv.mkDerivation {..}` (any stdenv, also `finalAttrs: {..}`),
+    `buildPythonPackage {..}`, `(buildPythonPackage.override {..}) {..}`; None for other calls."""
+    if outermost_apply(apply) != apply:
+        return None
+    function, arguments = flatten_apply(apply)
+    if not arguments:
+        return None
+    attrset = derivation_attrset(arguments[-1])
+    if attrset is None:
+        return None
+    if last_name(function) not in PYTHON_BUILDERS | {"mkDerivation"} and unparen(function).type != "apply_expression":
+        return None
+    return function, attrset
+
+
+def is_python_builder(function: Node) -> bool:
+    return last_name(function) in PYTHON_BUILDERS or unparen(function).type == "apply_expression"
+
+
+# ----- repackaged binaries -----------------------------------------------------------------------
+
+# Sources that are built already: Debian packages, NVIDIA's runfiles, wheels, shared objects.
+_PREBUILT_SOURCE = re.compile(r"\.(?:deb|run|whl|rpm|so(?:\.\d+)*|AppImage)\b")
+_BUILD_SYSTEMS = frozenset({"cmake", "meson", "ninja", "bazel", "scons", "autoreconfHook"})
+
+
+def repackages(attrset: Node, ctx: Context) -> bool:
+    """The derivation ships binaries built elsewhere: `dontBuild = true`, a wheel
+    (`format = "wheel"`, also in `fetchPypi`), or `autoPatchelfHook` fixing prebuilt files
+    (a `.deb`/`.run`/`.whl`/`.so` source, or no build system among the native inputs)."""
+    patches_elf = False
+    for node in reachable(attrset, ctx):
+        if node.type == "binding":
+            names = attrpath_names(node.child_by_field_name("attrpath"))
+            value = binding_value(node)
+            if len(names) == 1 and names[0] in _NOTHING_COMPILED and value is not None and text(value) == _NOTHING_COMPILED[names[0]]:
+                return True
+        elif node.type in ("variable_expression", "select_expression") and last_name(node) == "autoPatchelfHook":
+            patches_elf = True
+    if not patches_elf:
+        return False
+    return prebuilt_source(attrset, ctx) or not _names_in_inputs(attrset, ctx, catalog.NATIVE_INPUTS, _BUILD_SYSTEMS)
+
+
+def prebuilt_source(attrset: Node, ctx: Context) -> bool:
+    src = edits.find_binding(attrset, "src")
+    value = binding_value(src) if src is not None else None
+    return value is not None and any(n.type == "string_fragment" and _PREBUILT_SOURCE.search(text(n)) for n in reachable(value, ctx))
+
+
+def builds_with_cmake(attrset: Node, ctx: Context) -> bool:
+    """`cmake` among the native inputs: CMake configures the build (and its `FindCUDAToolkit`
+    looks for nvcc), even when a Python build backend drives it (`dontUseCmakeConfigure`)."""
+    return _names_in_inputs(attrset, ctx, catalog.NATIVE_INPUTS | {"build-system"}, frozenset({"cmake"}))
+
+
+def _names_in_inputs(attrset: Node, ctx: Context, inputs: frozenset[str], wanted: frozenset[str]) -> bool:
+    for binding in bindings_of(attrset):
+        if binding.type != "binding":
+            continue
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        value = binding_value(binding)
+        if len(names) == 1 and names[0] in inputs and value is not None:
+            if any(n.type in ("variable_expression", "select_expression") and last_name(n) in wanted for n in reachable(value, ctx)):
+                return True
+    return False
+
+
+def cuda_libraries(attrset: Node, ctx: Context) -> list[Node]:
+    """The CUDA libraries and headers (not tools, hooks or toolkits) in the derivation's host
+    inputs, as the outermost reference nodes, in text order."""
+    found: dict[tuple[int, int], Node] = {}
+    for binding in bindings_of(attrset):
+        if binding.type != "binding":
+            continue
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        value = binding_value(binding)
+        if len(names) != 1 or names[0] not in catalog.HOST_INPUTS or value is None:
+            continue
+        for node in reachable(value, ctx):
+            if node.type != "variable_expression":
+                continue
+            root = ctx.semantic.reference_root(node)
+            ref = ctx.semantic.cuda_ref(root)
+            if ref is not None and ref.via != "let" and catalog.role(ref.package) in {"library", "headers"}:
+                found.setdefault((root.start_byte, root.end_byte), root)
+    return [found[key] for key in sorted(found)]

@@ -665,9 +665,9 @@ def _replacement_fixes(
     if not exists or (nvcc and not ctx.reference.exists("cuda_nvcc", target)):
         return []
     if nvcc:
-        native = _companion_edits(ref, site, ctx, catalog.NATIVE_COUNTERPART.get(site.attr, "nativeBuildInputs"), ["cuda_nvcc"])
+        native = companion_edits(ref, site, ctx, catalog.NATIVE_COUNTERPART.get(site.attr, "nativeBuildInputs"), ["cuda_nvcc"])
     else:
-        native = _companion_edits(ref, site, ctx, catalog.HOST_COUNTERPART.get(site.attr, "buildInputs"), companions) if companions else []
+        native = companion_edits(ref, site, ctx, catalog.HOST_COUNTERPART.get(site.attr, "buildInputs"), companions) if companions else []
     if native is None:
         return []
     also = " (and `cuda_nvcc` in `nativeBuildInputs`)" if nvcc else (f" (and {_names(companions)} in `buildInputs`)" if companions else "")
@@ -695,7 +695,7 @@ def _held_by(site: InputSite, ctx: Context, attr: str) -> set[str]:
     return {r.package for r in refs if r is not None}
 
 
-def _companion_edits(ref: CudaRef, site: InputSite, ctx: Context, attr: str, packages: list[str]) -> list[Edit] | None:
+def companion_edits(ref: CudaRef, site: InputSite, ctx: Context, attr: str, packages: list[str]) -> list[Edit] | None:
     """Edits adding `packages` to input `attr` of the derivation or shell whose list held the
     toolkit, under the same `optionals` guard; None when that cannot be written."""
     attrset = site.binding.parent.parent if site.binding is not None and site.binding.parent is not None else None

@@ -102,7 +102,7 @@ from cudalint.lint import edits
 from cudalint.knowledge import targets
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.rules._cuda_compilation import PYTHON_BUILDERS, compiles_device_code, contains, derivation_attrset, nvcc_sources
+from cudalint.rules._cuda_compilation import PYTHON_BUILDERS, compiles_device_code, contains, derivation_call, nvcc_sources
 from cudalint.nix.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
@@ -142,16 +142,10 @@ _MAX_DEPTH = 4
 
 @RULE
 def check(apply: Node, ctx: Context) -> None:
-    if outermost_apply(apply) != apply:
+    call = derivation_call(apply)
+    if call is None:
         return
-    function, arguments = flatten_apply(apply)
-    if not arguments:
-        return
-    attrset = derivation_attrset(arguments[-1])
-    if attrset is None:
-        return
-    if last_name(function) not in PYTHON_BUILDERS | {"mkDerivation"} and unparen(function).type != "apply_expression":
-        return
+    function, attrset = call
     if ctx.place(attrset).is_shell:
         return  # a nix-shell environment (no source, no phases) compiles nothing itself
     if _pins_its_compiler(ctx.settings.nixpkgs):
