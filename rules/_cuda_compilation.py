@@ -37,6 +37,8 @@ NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "
 # Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
 NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
 _MAX_DEPTH = 4
+# What `cudaPackages.flags` formats the user's capabilities into.
+ARCH_FORMATS = frozenset({"cmakeCudaArchitecturesString", "gencodeString", "gencode", "cudaCapabilities", "arches", "realArches", "virtualArches"})
 # Signs that device code is compiled here, in strings and attribute names: CMake's CUDA language,
 # nvcc run in a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches.
 _COMPILES_CUDA = re.compile(
@@ -78,13 +80,22 @@ def compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alon
             names = attrpath_names(node.child_by_field_name("attrpath"))
             if any(n is not None and _COMPILES_CUDA.search(n) for n in names):
                 return True
-        if node.type == "select_expression" and "flags" in attrpath_names(node.child_by_field_name("attrpath"))[:-1]:
+        if node.type == "select_expression" and _selects_arch_flags(node):
             return True  # `cudaPackages.flags.cmakeCudaArchitecturesString`: architectures to compile for
         if torch_alone and python and node.type in ("variable_expression", "select_expression") and last_name(node) in TORCH:
             return True
         if node.type == "apply_expression" and _selects_cuda_backend(node):
             return True
     return False
+
+
+def _selects_arch_flags(select: Node) -> bool:
+    """`cudaPackages.flags.x`, or an architecture format of a `flags` variable (`flags.gencodeString`
+    with `inherit (cudaPackages) flags;` or a `flags` formal of a file the CUDA set calls)."""
+    names = attrpath_names(select.child_by_field_name("attrpath"))
+    if "flags" in names[:-1]:
+        return True
+    return bool(names) and names[-1] in ARCH_FORMATS and last_name(select.child_by_field_name("expression")) in {"flags", "cudaFlags"}
 
 
 def _selects_cuda_backend(apply: Node) -> bool:

@@ -70,6 +70,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from cudalint.knowledge import catalog
+from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.rules._cuda_compilation import (
@@ -137,7 +138,10 @@ def _fix(attrset: Node, libraries: list[Node], ctx: Context) -> Fix | None:
         if site is None or ref is None or site.binding is None or site.binding.parent is None or site.binding.parent.parent != attrset:
             continue
         changes = companion_edits(ref, site, ctx, "nativeBuildInputs", [NVCC])
-        if changes:
-            return Fix(f"Add `{NVCC}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes))
-        return None
+        if not changes:
+            return None
+        # the edit binding the name where nothing does (a `cuda_nvcc` formal in a file the CUDA set calls)
+        _, binding = edits.package_reference(ctx.source, ctx.semantic, ref, NVCC)
+        changes = edits.merge_edits(list(dict.fromkeys([*changes, *binding])))
+        return Fix(f"Add `{NVCC}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes))
     return None
