@@ -45,6 +45,7 @@ _COMPILES_CUDA = re.compile(
     r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b|\bnvcc\b|\.cu\b|\bCUDA_ARCH|TORCH_CUDA_ARCH_LIST"
     r"|-gencode|--generate-code|\bsm_\d{2,3}\b|\bcompute_\d{2,3}\b|FORCE_CUDA|CUDA_NVCC_FLAGS|NVCC_FLAGS"
     r"|(?:-D|(?<![A-Za-z]))(?:USE|WITH|ENABLE|BUILD|GGML|LLAMA)_CU(?:DA|BLAS)\b|--(?:with|enable)-cuda\b"
+    r"|\bNVCC=|\bCUDACXX\b|\bCUDA_HOME\b"  # Make/Meson told which nvcc; CMake's CUDA compiler; torch's extension builder
     r"|CUDA_(?:BINARIES|KERNELS)\b"  # `WITH_CYCLES_CUDA_BINARIES`: a project option that compiles kernels
     r"|\b[A-Z][A-Z_]*(?:API|BACKEND|GPU)=(?:cuda|CUDA)\b"  # `-DGPU_API=cuda`: CUDA picked as the build's backend
 )

@@ -52,6 +52,7 @@ option (`CYCLES_CUDA_BINARIES_ARCH`), which only the project's build files tell.
 stdenv.mkDerivation {
   pname = "saxpy";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cmake cudaPackages.cuda_nvcc ];
   buildInputs = [ cudaPackages.cuda_cudart ];
   cmakeFlags = [ (lib.cmakeBool "SAXPY_USE_CUDA" true) ];
@@ -64,6 +65,7 @@ stdenv.mkDerivation {
 stdenv.mkDerivation {
   pname = "saxpy";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cmake cudaPackages.cuda_nvcc ];
   buildInputs = [ cudaPackages.cuda_cudart ];
   cmakeFlags = [

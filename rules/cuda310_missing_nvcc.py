@@ -37,6 +37,7 @@ though nvcc stays out of the runtime closure.
 stdenv.mkDerivation {
   pname = "tracker";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cmake ];
   buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
   cmakeFlags = [ (lib.cmakeBool "TRACKER_CUDA" cudaSupport) ];
@@ -49,6 +50,7 @@ stdenv.mkDerivation {
 stdenv.mkDerivation {
   pname = "tracker";
   version = "1.0";
+  src = ./.;
   nativeBuildInputs = [ cmake ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
   buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
   cmakeFlags = [
@@ -114,7 +116,8 @@ def check(apply: Node, ctx: Context) -> None:
         return
     called = "buildPythonPackage" if is_python_builder(function) else "stdenv.mkDerivation"
     fix = _fix(attrset, libraries, ctx)
-    ctx.report(function, f"`{called}` builds CUDA code without nvcc: add `{NVCC}` to `nativeBuildInputs`, under the CUDA libraries' condition", fixes=[fix])
+    condition = ", under the same condition as the CUDA libraries" if ctx.semantic.guards(libraries[0]) else ""
+    ctx.report(function, f"`{called}` builds CUDA code without nvcc: add `{NVCC}` to `nativeBuildInputs`{condition}", fixes=[fix])
 
 
 def _names_compiler(attrset: Node, ctx: Context) -> bool:
