@@ -119,7 +119,7 @@ RULE = Rule(
 # Text that passes architectures, by hand or from the user's list (strings and attribute names).
 _ARCHES = re.compile(
     r"CUDA\w*ARCH|ARCHITECTURES|CUDAARCHS|gencode|--generate-code|--gpu-architecture|--gpu-code|(?<![\w-])-arch[= ]"
-    r"|\b(?:sm|compute)_\d|COMPUTE_CAP|(?<![\w])SMS=|GPU_TARGETS|[Cc]apabilities|cuda_?arch|realArches|virtualArches",
+    r"|\b(?:sm|compute)_\d|COMPUTE_CAP|(?<![\w])SMS=|GPU_TARGETS|GPU_ARCH|NVCC_ARCH|[Cc]apabilities|(?i:cuda_?arch)|realArches|virtualArches",
 )
 # The package set's attribute that formats the user's list.
 _FLAG_SETS = frozenset({"flags", "cudaFlags"})
