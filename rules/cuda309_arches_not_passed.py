@@ -21,7 +21,10 @@ whose derivation, and its flags, this file does not show). The advice follows th
 `TORCH_CUDA_ARCH_LIST` from `torch.cudaCapabilities` for a torch extension (a Python package
 with torch), `CMAKE_CUDA_ARCHITECTURES` from `flags.cmakeCudaArchitecturesString` for CMake,
 `flags.gencodeString` for nvcc run by a Makefile or a script. For targets before the rename of
-`cudaFlags` to `flags` (PR #322070) it names `cudaPackages.cudaFlags`.
+`cudaFlags` to `flags` (PR #322070, 2024-07) it names `cudaPackages.cudaFlags.cudaCapabilities`
+(the formats `cmakeCudaArchitecturesString` and `gencodeString` are not in the 2023
+pkgs/development/compilers/cudatoolkit/flags.nix, commit 02492d7a); targets from before
+`cudaFlags` existed (PR #205351, in 23.05) have no user's list to pass and get nothing.
 
 ## Why
 Which GPUs a build targets is the user's choice, made once in `config.cudaCapabilities` and
@@ -80,6 +83,7 @@ stdenv.mkDerivation {
 - https://github.com/NixOS/nixpkgs/pull/530330
 - https://github.com/NixOS/nixpkgs/pull/535873
 - https://github.com/NixOS/nixpkgs/pull/322070
+- https://github.com/NixOS/nixpkgs/pull/205351
 - https://github.com/NixOS/nixpkgs/blob/35ed05daf29b0fb0f2199aa716acf386ab9cded3/pkgs/development/cuda-modules/packages/setupCudaHook/setup-cuda-hook.sh
 - https://cmake.org/cmake/help/latest/variable/CMAKE_CUDA_ARCHITECTURES.html
 - https://nixos.org/manual/nixpkgs/unstable/#cuda
@@ -91,6 +95,7 @@ import re
 
 from tree_sitter import Node
 
+from cudalint.knowledge import targets
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.rules._cuda_compilation import (
@@ -116,6 +121,10 @@ RULE = Rule(
     patterns=(b"cuda_nvcc", b"cudatoolkit", b"cudaPackages"),
 )
 
+# `cudaPackages.cudaFlags` and `config.cudaCapabilities` came with PR #205351 (opened 2022-12-09,
+# in 23.05): before, nixpkgs had no user's list to pass. A date after the merge: silence is the
+# safe side for targets between.
+FIRST_USER_LIST = "2023-01-01"
 # Text that passes architectures, by hand or from the user's list (strings and attribute names).
 _ARCHES = re.compile(
     r"CUDA\w*ARCH|ARCHITECTURES|CUDAARCHS|gencode|--generate-code|--gpu-architecture|--gpu-code|(?<![\w-])-arch[= ]"
@@ -132,7 +141,7 @@ def check(apply: Node, ctx: Context) -> None:
     if call is None:
         return
     function, attrset = call
-    if not ctx.place(attrset).is_package:
+    if not ctx.place(attrset).is_package or not targets.includes(ctx.settings.nixpkgs, FIRST_USER_LIST):
         return
     if not nvcc_sources(attrset, ctx) or repackages(attrset, ctx) or _passes_arches(attrset, ctx):
         return
