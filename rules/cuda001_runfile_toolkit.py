@@ -709,8 +709,9 @@ def companion_edits(ref: CudaRef, site: InputSite, ctx: Context, attr: str, pack
 
 
 def _spell_at(ref: CudaRef, package: str, ctx: Context, destination: Node) -> str | None:
-    """`_spell` for another list than the toolkit's: a name that a `with pkgs;` around the
-    toolkit's list provided is qualified with `pkgs.` there; None when it cannot be written."""
+    """`_spell` for another list than the toolkit's: a name that a `with pkgs;` (`with
+    cudaPackages;`) around the toolkit's list provided is qualified with `pkgs.` (`cudaPackages.`)
+    there; None when it cannot be written."""
     written = _spell(ref, package, ctx)
     if written is None:
         return None
@@ -719,6 +720,8 @@ def _spell_at(ref: CudaRef, package: str, ctx: Context, destination: Node) -> st
     here, there = ctx.semantic.resolve_name(root, ref.node), ctx.semantic.resolve_name(root, destination)
     if formal or there.lexical or (here.kind == there.kind and here.node == there.node and here.withs == there.withs):
         return spelled
+    if here.kind == "with" and ref.set_name is not None and ctx.semantic.resolve_name(ref.set_name, destination).lexical:
+        return f"{ref.set_name}.{spelled}"  # `with cudaPackages; [ ... ]` around the source list only
     if ctx.semantic.resolve_name("pkgs", destination).lexical:
         return f"pkgs.{spelled}"
     return None
