@@ -303,3 +303,14 @@ def cuda_libraries(attrset: Node, ctx: Context) -> list[Node]:
             if ref is not None and ref.via != "let" and catalog.role(ref.package) in {"library", "headers"}:
                 found.setdefault((root.start_byte, root.end_byte), root)
     return [found[key] for key in sorted(found)]
+
+
+def inherited_names(attrset: Node) -> set[str]:
+    """Attributes the derivation takes with `inherit` (`inherit (old) nativeBuildInputs;`): their
+    values are elsewhere, maybe in a derivation this file does not show."""
+    names: set[str] = set()
+    for binding in bindings_of(attrset):
+        if binding.type in {"inherit", "inherit_from"}:
+            attrs = binding.child_by_field_name("attrs")
+            names.update(text(a) for a in (attrs.children_by_field_name("attr") if attrs is not None else []))
+    return names

@@ -17,7 +17,8 @@ kernels), hand-written lists (CUDA305 judges those), repackaged binaries (`dontB
 `autoPatchelfHook` over prebuilt files), derivations without nvcc, and everything that is not a
 package build: dev shells (a shell compiles nothing itself; the user passes flags to their own
 build), NixOS and home-manager modules, and overrides (`overrideAttrs` adding CUDA to a package
-whose derivation, and its flags, this file does not show). The advice follows the build system:
+whose derivation, and its flags, this file does not show; a derivation that inherits flags or
+phases from another, `inherit (base) cmakeFlags;`). The advice follows the build system:
 `TORCH_CUDA_ARCH_LIST` from `torch.cudaCapabilities` for a torch extension (a Python package
 with torch), `CMAKE_CUDA_ARCHITECTURES` from `flags.cmakeCudaArchitecturesString` for CMake,
 `flags.gencodeString` for nvcc run by a Makefile or a script. For targets before the rename of
@@ -103,6 +104,7 @@ from cudalint.rules._cuda_compilation import (
     builds_with_cmake,
     compiles_device_code,
     derivation_call,
+    inherited_names,
     is_python_builder,
     nvcc_sources,
     reachable,
@@ -132,6 +134,8 @@ _ARCHES = re.compile(
 )
 # The package set's attribute that formats the user's list.
 _FLAG_SETS = frozenset({"flags", "cudaFlags"})
+# Inherited attributes that cannot carry architectures.
+_METADATA = frozenset({"pname", "version", "name", "src", "meta", "passthru", "patches", "nativeBuildInputs", "buildInputs", "dependencies"})
 _CMAKE_LANGUAGE = re.compile(r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\n]*\bCUDA\b")
 
 
@@ -145,6 +149,8 @@ def check(apply: Node, ctx: Context) -> None:
         return
     if not nvcc_sources(attrset, ctx) or repackages(attrset, ctx) or _passes_arches(attrset, ctx):
         return
+    if inherited_names(attrset) - _METADATA:
+        return  # flags or phases written elsewhere (`inherit (base) cmakeFlags;`) may pass them
     if not compiles_device_code(attrset, function, ctx):
         return  # nvcc for CMake's `FindCUDAToolkit` alone (a CUDA-enabled dependency's config) compiles no kernels
     cmake = builds_with_cmake(attrset, ctx)

@@ -15,7 +15,8 @@ depend on torch (a torch wheel user links nothing), packages with CUDA libraries
 compilation (a program that `dlopen`s `libcudart`), and everything that is not a package build:
 dev shells (a shell compiles nothing; a user who builds in it adds nvcc to it when they need
 it), NixOS and home-manager modules, and overrides (`overrideAttrs` adding CUDA libraries to a
-package whose native inputs this file does not show).
+package whose native inputs this file does not show, or a derivation that inherits its input
+lists: `inherit (base) nativeBuildInputs;`).
 
 ## Why
 `cuda_nvcc` is more than the compiler: its setup hook (`setupCudaHook`, propagated by
@@ -76,10 +77,12 @@ from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.rules._cuda_compilation import (
+    NVCC_INPUTS,
     builds_with_cmake,
     compiles_device_code,
     cuda_libraries,
     derivation_call,
+    inherited_names,
     is_python_builder,
     nvcc_sources,
     reachable,
@@ -109,6 +112,8 @@ def check(apply: Node, ctx: Context) -> None:
     function, attrset = call
     if not ctx.place(attrset).is_package or nvcc_sources(attrset, ctx) or _names_compiler(attrset, ctx):
         return
+    if inherited_names(attrset) & NVCC_INPUTS:
+        return  # the inputs are written elsewhere (`inherit (base) nativeBuildInputs;`)
     libraries = cuda_libraries(attrset, ctx)
     if not libraries or repackages(attrset, ctx):
         return
