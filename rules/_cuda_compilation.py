@@ -231,8 +231,20 @@ def derivation_call(apply: Node) -> tuple[Node, Node] | None:
     return function, attrset
 
 
+def package_build(apply: Node, ctx: Context) -> tuple[Node, Node] | None:
+    """`derivation_call` where it builds a package: not a nix-shell environment (no source, no
+    phases), a dev shell or a module's setting."""
+    call = derivation_call(apply)
+    return call if call is not None and ctx.place(call[1]).is_package else None
+
+
 def is_python_builder(function: Node) -> bool:
     return last_name(function) in PYTHON_BUILDERS or unparen(function).type == "apply_expression"
+
+
+def builder_label(function: Node) -> str:
+    """How messages name the call (its own text can be long: `(buildPythonPackage.override {..})`)."""
+    return "buildPythonPackage" if is_python_builder(function) else "stdenv.mkDerivation"
 
 
 # ----- repackaged binaries -----------------------------------------------------------------------

@@ -101,12 +101,13 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.rules._cuda_compilation import (
     TORCH,
+    builder_label,
     builds_with_cmake,
     compiles_device_code,
-    derivation_call,
     inherited_names,
     is_python_builder,
     nvcc_sources,
+    package_build,
     reachable,
     repackages,
 )
@@ -141,11 +142,11 @@ _CMAKE_LANGUAGE = re.compile(r"CMAKE_CUDA_|enable_language\(\s*CUDA|LANGUAGES[^\
 
 @RULE
 def check(apply: Node, ctx: Context) -> None:
-    call = derivation_call(apply)
+    call = package_build(apply, ctx)
     if call is None:
         return
     function, attrset = call
-    if not ctx.place(attrset).is_package or not targets.includes(ctx.settings.nixpkgs, FIRST_USER_LIST):
+    if not targets.includes(ctx.settings.nixpkgs, FIRST_USER_LIST):
         return
     if not nvcc_sources(attrset, ctx) or repackages(attrset, ctx) or _passes_arches(attrset, ctx):
         return
@@ -154,8 +155,7 @@ def check(apply: Node, ctx: Context) -> None:
     if not compiles_device_code(attrset, function, ctx):
         return  # nvcc for CMake's `FindCUDAToolkit` alone (a CUDA-enabled dependency's config) compiles no kernels
     cmake = builds_with_cmake(attrset, ctx)
-    called = "buildPythonPackage" if is_python_builder(function) else "stdenv.mkDerivation"
-    ctx.report(function, f"`{called}` compiles CUDA but passes no GPU architectures: {_advice(attrset, function, cmake, ctx)}")
+    ctx.report(function, f"`{builder_label(function)}` compiles CUDA but passes no GPU architectures: {_advice(attrset, function, cmake, ctx)}")
 
 
 def _passes_arches(attrset: Node, ctx: Context) -> bool:

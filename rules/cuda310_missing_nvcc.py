@@ -78,13 +78,13 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.rules._cuda_compilation import (
     NVCC_INPUTS,
+    builder_label,
     builds_with_cmake,
     compiles_device_code,
     cuda_libraries,
-    derivation_call,
     inherited_names,
-    is_python_builder,
     nvcc_sources,
+    package_build,
     reachable,
     repackages,
 )
@@ -106,11 +106,11 @@ NVCC = "cuda_nvcc"
 
 @RULE
 def check(apply: Node, ctx: Context) -> None:
-    call = derivation_call(apply)
+    call = package_build(apply, ctx)
     if call is None:
         return
     function, attrset = call
-    if not ctx.place(attrset).is_package or nvcc_sources(attrset, ctx) or _names_compiler(attrset, ctx):
+    if nvcc_sources(attrset, ctx) or _names_compiler(attrset, ctx):
         return
     if inherited_names(attrset) & NVCC_INPUTS:
         return  # the inputs are written elsewhere (`inherit (base) nativeBuildInputs;`)
@@ -119,10 +119,9 @@ def check(apply: Node, ctx: Context) -> None:
         return
     if not (builds_with_cmake(attrset, ctx) or compiles_device_code(attrset, function, ctx, torch_alone=False)):
         return
-    called = "buildPythonPackage" if is_python_builder(function) else "stdenv.mkDerivation"
     fix = _fix(attrset, libraries, ctx)
     condition = ", under the same condition as the CUDA libraries" if ctx.semantic.guards(libraries[0]) else ""
-    ctx.report(function, f"`{called}` builds CUDA code without nvcc: add `{NVCC}` to `nativeBuildInputs`{condition}", fixes=[fix])
+    ctx.report(function, f"`{builder_label(function)}` builds CUDA code without nvcc: add `{NVCC}` to `nativeBuildInputs`{condition}", fixes=[fix])
 
 
 def _names_compiler(attrset: Node, ctx: Context) -> bool:
