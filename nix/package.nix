@@ -41,6 +41,7 @@ python3Packages.buildPythonApplication {
     python3Packages.pygls
     python3Packages.lsprotocol
     python3Packages.ahocorasick-rs
+    python3Packages.pathspec
   ];
 
   # pyproject.toml pins the versions tested upstream; nixpkgs' tree-sitter and the Nix grammar

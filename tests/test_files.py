@@ -33,7 +33,7 @@ from cudalint.frontend.files import GlobPattern, IgnoreFile, Walker, decode_sour
         ("**/gen/*.nix", "x/y/gen/a.nix", False, True),
         ("**/gen/*.nix", "x/gen/sub/a.nix", False, False),  # `*` does not cross `/`
         ("vendor/**", "vendor/a/b.nix", False, True),
-        ("vendor/**", "vendor", True, False),
+        ("vendor/**", "vendor", True, True),  # git: the directory itself matches too (`vendor/`)
         ("a/**/b.nix", "a/b.nix", False, True),
         ("a/**/b.nix", "a/x/y/b.nix", False, True),
         ("a**b", "axxb", False, True),  # other `**` are plain `*`
@@ -44,12 +44,21 @@ from cudalint.frontend.files import GlobPattern, IgnoreFile, Walker, decode_sour
         ("[a-c].nix", "d.nix", False, False),
         ("[!a-c].nix", "d.nix", False, True),
         ("[!a-c].nix", "b.nix", False, False),
-        ("[unclosed", "[unclosed", False, True),
         ("\\#hash.nix", "#hash.nix", False, True),
         ("\\!bang.nix", "!bang.nix", False, True),
         ("trailing.nix   ", "trailing.nix", False, True),  # unescaped trailing spaces dropped
         ("space\\ ", "space ", False, True),
         ("*.NIX", "a.nix", False, False),  # case-sensitive, like git on Linux
+        ("/build/", "build", True, True),  # anchored and directories only
+        ("/build/", "sub/build", True, False),
+        ("/build/", "build", False, False),
+        ("gen/", "a/gen", True, True),  # a directory-only pattern without a middle slash floats
+        ("**/gen", "gen", True, True),  # leading `**/`: at the top too
+        ("**/gen", "a/b/gen", False, True),
+        ("a/**", "a", False, False),  # trailing `/**`: inside only, never a file named `a`
+        ("a/**/b/", "a/x/b", True, True),
+        ("a/**/b/", "a/x/b", False, False),
+        ("!keep.nix", "keep.nix", False, True),  # a negation matches (and re-includes)
     ],
 )
 def test_glob_pattern(pattern: str, path: str, is_dir: bool, expected: bool) -> None:
@@ -58,7 +67,7 @@ def test_glob_pattern(pattern: str, path: str, is_dir: bool, expected: bool) -> 
     assert parsed.matches(path, is_dir) is expected
 
 
-@pytest.mark.parametrize("line", ["", "   ", "# a comment", "!", "/"])
+@pytest.mark.parametrize("line", ["", "   ", "# a comment", "!", "/", "[unclosed"])  # git: an unclosed class never matches
 def test_glob_pattern_blank_and_comments(line: str) -> None:
     assert GlobPattern.parse(line) is None
 
@@ -72,6 +81,39 @@ def test_negation_last_match_wins(tmp_path) -> None:
     assert ignore.decide(str(tmp_path / "also.gen.nix"), False) is True
     # paths outside the ignore file's directory never match
     assert ignore.decide(str(tmp_path.parent / "x.gen.nix"), False) is None
+
+
+def test_negated_directory_and_file_under_an_ignored_directory(tmp_path) -> None:
+    ignore = IgnoreFile.from_lines(str(tmp_path), ["build/", "!build/", "out/", "!out/keep.nix"])
+    assert ignore.decide(str(tmp_path / "build"), True) is False  # the last pattern wins
+    assert ignore.decide(str(tmp_path / "out"), True) is True  # the walk never enters `out`
+    assert ignore.decide(str(tmp_path / "out"), False) is None  # a file named `out`
+
+
+_GIT_CASES = (
+    ["*.gen.nix", "!keep.gen.nix", "/build/", "/top-only.nix", "**/fixtures/*.nix", "vendor/**", "a/**/b.nix", "doc/", "!doc/", "[unclosed", "x[!0-9].nix", "tr\\ ", "\\#hash.nix"],
+    ["x.gen.nix", "d/keep.gen.nix", "build/", "sub/build/", "top-only.nix", "sub/top-only.nix", "fixtures/a.nix", "t/fixtures/a.nix",
+     "vendor/", "vendor/c.nix", "a/b.nix", "a/q/r/b.nix", "doc/", "[unclosed", "xa.nix", "x1.nix", "tr ", "#hash.nix", "plain.nix"],
+)
+
+
+def test_gitignore_decisions_agree_with_git(tmp_path) -> None:
+    """The oracle: `git check-ignore` on the same patterns and paths (directories end in `/`)."""
+    import subprocess
+
+    from tests.requirements import require_executable
+
+    git = require_executable("git", "git check-ignore is the oracle of .gitignore matching")
+    patterns, paths = _GIT_CASES
+    subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("\n".join(patterns) + "\n")
+    ignore = IgnoreFile.from_lines(str(tmp_path), patterns)
+    for path in paths:
+        result = subprocess.run([git, "-C", str(tmp_path), "check-ignore", "-v", "-n", path], capture_output=True, text=True, check=False)
+        # `-v -n` prints `::\tpath` for no match, `source:line:!pattern\tpath` for a re-inclusion
+        source_and_pattern = result.stdout.split("\t", 1)[0]
+        ignored = source_and_pattern != "::" and not source_and_pattern.split(":", 2)[2].startswith("!")
+        assert bool(ignore.decide(str(tmp_path / path.rstrip("/")), path.endswith("/"))) is ignored, path
 
 
 def test_matches_path_or_parent() -> None:

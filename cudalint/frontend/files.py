@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from collections.abc import Callable, Iterable, Iterator
+
+from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
@@ -30,130 +32,29 @@ NIX_STORE = "/nix/store/"
 # .gitignore-style patterns
 
 
-def _translate_class(pattern: str, i: int) -> tuple[str, int] | None:
-    """Translate a `[...]` class starting at pattern[i] == '['; None if it is not closed."""
-    j = i + 1
-    negate = False
-    if j < len(pattern) and pattern[j] in "!^":
-        negate = True
-        j += 1
-    body_start = j
-    if j < len(pattern) and pattern[j] == "]":
-        j += 1  # a leading `]` is literal
-    while j < len(pattern) and pattern[j] != "]":
-        if pattern[j] == "\\" and j + 1 < len(pattern):
-            j += 1
-        j += 1
-    if j >= len(pattern):
-        return None
-    body = pattern[body_start:j]
-    out = []
-    k = 0
-    while k < len(body):
-        ch = body[k]
-        if ch == "\\" and k + 1 < len(body):
-            out.append(re.escape(body[k + 1]))
-            k += 2
-            continue
-        out.append("-" if ch == "-" else re.escape(ch))
-        k += 1
-    cls = "".join(out)
-    if negate:
-        return f"(?:(?!/)[^{cls}])", j + 1
-    return f"(?:(?!/)[{cls}])", j + 1
-
-
-def _glob_to_regex(pattern: str) -> str:
-    """A `.gitignore` glob (already stripped of `!`, leading and trailing `/`) as a regex over a
-    `/`-separated relative path."""
-    out: list[str] = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "*":
-            if pattern.startswith("**", i):
-                at_start = i == 0 or pattern[i - 1] == "/"
-                end = i + 2
-                at_end = end == n or pattern[end] == "/"
-                if at_start and at_end:
-                    if end == n:
-                        # `x/**` (everything inside) or a lone `**` (everything)
-                        out.append(".*")
-                        i = end
-                        continue
-                    # `**/` : zero or more directories
-                    out.append("(?:.*/)?")
-                    i = end + 1
-                    continue
-                # other consecutive asterisks are regular asterisks
-                while i < n and pattern[i] == "*":
-                    i += 1
-                out.append("[^/]*")
-                continue
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            translated = _translate_class(pattern, i)
-            if translated is None:
-                out.append(re.escape("["))
-            else:
-                out.append(translated[0])
-                i = translated[1]
-                continue
-        elif ch == "\\" and i + 1 < n:
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return "".join(out)
-
-
 @dataclass(frozen=True)
 class GlobPattern:
-    """One `.gitignore` line. Matches `/`-separated paths relative to the file's directory."""
+    """One `.gitignore` line (git's own rules, by `pathspec`). Matches `/`-separated paths
+    relative to the file's directory."""
 
     text: str
     negated: bool
-    dir_only: bool
-    regex: re.Pattern[str]
+    pattern: GitIgnoreSpecPattern
 
     @classmethod
     def parse(cls, line: str) -> GlobPattern | None:
         """None for blank lines and comments."""
         line = line.rstrip("\n").rstrip("\r")
-        # trailing spaces are ignored unless escaped
-        stripped = line.rstrip(" ")
-        if stripped.endswith("\\") and len(stripped) < len(line):
-            stripped += " "
-        line = stripped
-        if not line or line.startswith("#"):
+        try:
+            pattern = GitIgnoreSpecPattern(line)
+        except ValueError:  # git skips a line that is no pattern (`!` alone)
             return None
-        negated = False
-        if line.startswith("!"):
-            negated = True
-            line = line[1:]
-        elif line.startswith("\\!") or line.startswith("\\#"):
-            line = line[1:]
-        dir_only = False
-        if line.endswith("/") and not line.endswith("\\/"):
-            dir_only = True
-            line = line.rstrip("/")
-        if not line:
+        if pattern.include is None:
             return None
-        anchored = "/" in line
-        body = line.lstrip("/")
-        regex = _glob_to_regex(body)
-        if not anchored:
-            regex = "(?:.*/)?" + regex
-        return cls(("!" if negated else "") + line + ("/" if dir_only else ""), negated, dir_only, re.compile(f"^{regex}$", re.S))
+        return cls(line, not pattern.include, pattern)
 
     def matches(self, relative: str, is_dir: bool) -> bool:
-        if self.dir_only and not is_dir:
-            return False
-        return self.regex.match(relative) is not None
+        return self.pattern.match_file(relative + "/" if is_dir else relative) is not None
 
     def matches_path_or_parent(self, relative: str) -> bool:
         """Whether the pattern matches a file's path or one of the directories holding it (a
@@ -171,6 +72,10 @@ class IgnoreFile:
 
     base: str
     patterns: list[GlobPattern]
+    spec: GitIgnoreSpec = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.spec = GitIgnoreSpec([p.pattern for p in self.patterns])
 
     @classmethod
     def from_lines(cls, base: str, lines: Iterable[str]) -> IgnoreFile:
@@ -195,10 +100,7 @@ class IgnoreFile:
         relative = _relative_to(path, self.base)
         if relative is None:
             return None
-        for pattern in reversed(self.patterns):
-            if pattern.matches(relative, is_dir):
-                return not pattern.negated
-        return None
+        return self.spec.check_file(relative + "/" if is_dir else relative).include
 
 
 def _relative_to(path: str, base: str) -> str | None:
