@@ -38,17 +38,19 @@ python3Packages.buildPythonApplication {
   dependencies = [
     python3Packages.tree-sitter
     python3Packages.tree-sitter-grammars.tree-sitter-nix
+    python3Packages.tree-sitter-grammars.tree-sitter-bash
     python3Packages.pygls
     python3Packages.lsprotocol
     python3Packages.ahocorasick-rs
     python3Packages.pathspec
   ];
 
-  # pyproject.toml pins the versions tested upstream; nixpkgs' tree-sitter and the Nix grammar
-  # move faster (the newer grammar also parses trailing commas in formals).
+  # pyproject.toml pins the versions tested upstream; nixpkgs' tree-sitter and its grammars
+  # move faster (the newer Nix grammar also parses trailing commas in formals).
   pythonRelaxDeps = [
     "tree-sitter"
     "tree-sitter-nix"
+    "tree-sitter-bash"
     "lsprotocol"
   ];
 

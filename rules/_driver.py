@@ -6,8 +6,8 @@
 - what a value put on LD_LIBRARY_PATH consists of (CUDA libraries, the driver, other things);
 - which derivation a package-context finding can fix (`fixable_call`; where a node stands is
   `ctx.place`, cudalint/nix/places.py);
-- a small shell tokenizer over `ShellText` (words, operators, commands) so that findings and
-  fixes in phases and `shellHook`s work on shell words, not on raw text;
+- what a shell word (`ShellText`, cudalint/nix/shell.py) puts on a library path, and whether an
+  offset is in a shell comment or in a message (`echo`);
 - spelling a top-level nixpkgs attribute (`autoAddDriverRunpath`, `addDriverRunpath`) where a fix
   writes it, and only when it is sure to resolve.
 """
@@ -24,8 +24,8 @@ from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Edit
 from cudalint.nix.places import Place
-from cudalint.nix.semantic import Semantic, GETTERS, SEARCH_PATH_FUNCTIONS
-from cudalint.nix.shell import ShellText, MASK
+from cudalint.nix.semantic import GETTERS, SEARCH_PATH_FUNCTIONS, Semantic
+from cudalint.nix.shell import MASK, ShellText
 from cudalint.nix.syntax import (
     STRING_TYPES,
     attrpath_names,
@@ -374,7 +374,7 @@ def fixable_call(place: Place) -> tuple[Node, str] | None:
 # top-level `addDriverRunpath` (nixpkgs PR #269475, after 23.11); older targets use `addOpenGLRunpath`
 _DRIVER_RUNPATH_SINCE = "2023-12-01"
 # `echo`/`printf` arguments are words shown to a person, not paths
-_MESSAGE_COMMAND = re.compile(rb"(?:^|[;&|(]|\bthen|\bdo|\belse)\s*(?:>&?\d?\s*)?(?:echo|printf)\b[^;&|]*$")
+_MESSAGE_COMMANDS = frozenset({b"echo", b"printf"})
 
 
 def is_host_path(data: bytes, offset: int) -> bool:
@@ -390,14 +390,13 @@ def is_host_path(data: bytes, offset: int) -> bool:
 
 
 def in_shell_comment(shell: ShellText | None, offset: int) -> bool:
-    line = shell.line_at(offset) if shell is not None else None
-    return line is not None and line.comment_start is not None and offset >= line.comment_start
+    return shell is not None and shell.in_comment(offset)
 
 
 def in_shell_message(shell: ShellText | None, offset: int) -> bool:
     """Whether `offset` is in the arguments of an `echo`/`printf` (text for a person)."""
-    line = shell.line_at(offset) if shell is not None else None
-    return line is not None and _MESSAGE_COMMAND.search(line.code[: offset - line.start]) is not None
+    command = shell.command_at(offset) if shell is not None else None
+    return command is not None and command.name in _MESSAGE_COMMANDS and offset >= command.words[command.name_index or 0].end
 
 
 def driver_runpath_name(ctx: Context) -> str:
@@ -462,172 +461,3 @@ def _is_package_set(environment: Node) -> bool:
     if environment.type == "apply_expression":
         return text(environment).lstrip("(").startswith("import")
     return last_name(environment) in _PACKAGE_SET_NAMES
-
-
-# ----- shell words -----------------------------------------------------------------------------------
-
-_OPERATORS2 = (b"&&", b"||", b";;")
-_OPERATOR_BYTES = b";&|()"
-OPENERS = frozenset({b"then", b"do", b"else", b"{", b"("})
-CLOSERS = frozenset({b"fi", b"done", b"else", b"elif", b"}", b")", b"esac", b";;"})
-KEYWORDS = frozenset({b"if", b"then", b"do", b"else", b"elif", b"while", b"until", b"{", b"!", b"time"})
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # "word" or "op" (";", "&&", "||", "|", "&", "(", ")", ";;", "\n")
-    start: int  # absolute byte offsets
-    end: int
-    raw: bytes  # masked bytes (interpolations are 0x01)
-
-    @property
-    def plain(self) -> bytes:
-        """The word without quote characters (`"LD_LIBRARY_PATH"` -> LD_LIBRARY_PATH)."""
-        return self.raw.replace(b'"', b"").replace(b"'", b"")
-
-
-def tokens(shell: ShellText) -> list[Token]:
-    """Shell words and operators of a string's code (comments removed, newlines kept as `\\n`
-    operators, backslash-newline continuations as blanks)."""
-    node = shell.node
-    if len(node.children) < 2:
-        return []
-    low = node.children[0].end_byte - shell.offset
-    high = node.children[-1].start_byte - shell.offset
-    data = bytearray(shell.masked)
-    for line in shell.lines():
-        if line.comment_start is not None:
-            for index in range(line.comment_start - shell.offset, line.end - shell.offset):
-                if data[index] != 0x0A:
-                    data[index] = 0x20
-    result: list[Token] = []
-    i = low
-    while i < high:
-        byte = data[i]
-        if byte in b" \t\r":
-            i += 1
-            continue
-        if byte == 0x5C and i + 1 < high and data[i + 1] in b"\r\n":  # backslash-newline
-            i += 3 if data[i + 1] == 0x0D and i + 2 < high and data[i + 2] == 0x0A else 2
-            continue
-        if byte == 0x0A:
-            result.append(Token("op", shell.offset + i, shell.offset + i + 1, b"\n"))
-            i += 1
-            continue
-        if byte in _OPERATOR_BYTES:
-            pair = bytes(data[i : i + 2])
-            width = 2 if pair in _OPERATORS2 else 1
-            result.append(Token("op", shell.offset + i, shell.offset + i + width, bytes(data[i : i + width])))
-            i += width
-            continue
-        start = i
-        quote = None
-        parens = braces = 0
-        while i < high:
-            byte = data[i]
-            if quote is not None:
-                if byte == 0x5C and quote == 0x22:
-                    i += 2
-                    continue
-                if byte == quote:
-                    quote = None
-                i += 1
-                continue
-            if byte in (0x22, 0x27):
-                quote = byte
-                i += 1
-                continue
-            if byte == 0x5C:
-                i += 2
-                continue
-            if byte == 0x24 and i + 1 < high and data[i + 1] in b"({":
-                if data[i + 1] == 0x28:
-                    parens += 1
-                else:
-                    braces += 1
-                i += 2
-                continue
-            if parens and byte == 0x28:
-                parens += 1
-            elif parens and byte == 0x29:
-                parens -= 1
-            elif braces and byte == 0x7D:
-                braces -= 1
-            elif not parens and not braces and (byte in b" \t\r\n" or byte in _OPERATOR_BYTES):
-                break
-            i += 1
-        i = min(i, high)
-        result.append(Token("word", shell.offset + start, shell.offset + i, bytes(data[start:i])))
-    return result
-
-
-@dataclass(frozen=True)
-class Command:
-    """A simple command: token indices [first, last] of its words (leading keywords excluded:
-    `then export X=1` -> `export X=1`)."""
-
-    first: int
-    last: int
-
-
-def commands(toks: list[Token]) -> list[Command]:
-    result: list[Command] = []
-    index = 0
-    while index < len(toks):
-        if toks[index].kind == "op":
-            index += 1
-            continue
-        while index < len(toks) and toks[index].kind == "word" and toks[index].raw in KEYWORDS:
-            index += 1
-        if index >= len(toks) or toks[index].kind == "op":
-            continue
-        first = index
-        while index + 1 < len(toks) and toks[index + 1].kind == "word":
-            index += 1
-        result.append(Command(first, index))
-        index += 1
-    return result
-
-
-def remove_command(shell: ShellText, toks: list[Token], command: Command) -> Edit:
-    """An edit removing a whole simple command and leaving valid shell: the line it stands on,
-    or it with its `;`/`&&`, or (where removal would empty a block or a pipeline) `:`."""
-    source = shell.source
-    first, last = toks[command.first], toks[command.last]
-    before = toks[command.first - 1] if command.first > 0 else None
-    after = toks[command.last + 1] if command.last + 1 < len(toks) else None
-    noop = Edit(first.start, last.end, ":")
-    if (before is not None and before.kind == "op" and before.raw in {b"&&", b"||", b"|"}) or (after is not None and after.raw == b"|"):
-        return noop
-    if (before is not None and before.kind == "word" and before.raw == b"!"):
-        return noop
-    previous = next((toks[i] for i in range(command.first - 1, -1, -1) if toks[i].raw not in {b"\n", b";"}), None)
-    following = next((toks[i] for i in range(command.last + 1, len(toks)) if toks[i].raw not in {b"\n", b";"}), None)
-    if previous is not None and previous.raw in OPENERS and following is not None and following.raw in CLOSERS:
-        return noop
-    line = source.line_of(first.start)
-    end_line = source.line_of(last.end)
-    line_start = source.line_start(line)
-    rest = source.data[last.end : source.line_end(end_line)].strip()
-    own_line = not source.data[line_start : first.start].strip() and (rest in {b"", b";"} or rest.startswith(b"#"))
-    if own_line and end_line + 1 < source.line_count and source.line_start(end_line + 1) <= shell.node.children[-1].start_byte:
-        return Edit(line_start, source.line_start(end_line + 1), "")
-    if after is not None and after.raw in {b";", b"&&"} and source.line_of(after.start) == end_line:
-        end = after.end
-        while end < len(source.data) and source.data[end : end + 1] in (b" ", b"\t"):
-            end += 1
-        return Edit(first.start, end, "")
-    if before is not None and before.raw == b";" and source.line_of(before.start) == line:
-        start = before.start
-        while start > 0 and source.data[start - 1 : start] in (b" ", b"\t"):
-            start -= 1
-        return Edit(start, last.end, "")
-    return noop
-
-
-def remove_word(toks: list[Token], index: int, command: Command) -> Edit:
-    """Remove one word of a command with the blanks that separate it from its neighbours."""
-    token = toks[index]
-    if index < command.last:
-        return Edit(token.start, toks[index + 1].start, "")
-    return Edit(toks[index - 1].end, token.end, "")

@@ -94,34 +94,41 @@ from __future__ import annotations
 
 import re
 
+from cudalint.rules._driver import (
+    CUDA,
+    DRIVER,
+    LD,
+    LINK,
+    OTHER,
+    SELF_REFERENCE,
+    classify_expression,
+    classify_shell_word,
+    describe,
+    fixable_call,
+    spell_toplevel,
+)
 from tree_sitter import Node
 
 from cudalint.knowledge import targets
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.nix.places import Kind, Place, WRAPPER_BUILDERS
-from cudalint.rules._driver import (
-    CUDA,
-    DRIVER,
-    LD,
-    OTHER,
-    LINK,
-    SELF_REFERENCE,
-    Command,
-    Token,
-    classify_expression,
-    classify_shell_word,
-    commands,
-    describe,
-    fixable_call,
-    remove_command,
-    remove_word,
-    spell_toplevel,
-    tokens,
+from cudalint.lint.model import (
+    Applicability,
+    Edit,
+    Fix,
+    FixAvailability,
+    Rule,
+    Severity,
 )
-from cudalint.nix.shell import ShellText
-from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
+from cudalint.nix.places import WRAPPER_BUILDERS, Kind, Place
+from cudalint.nix.shell import Command, ShellText, Word
+from cudalint.nix.syntax import (
+    ATTRSET_TYPES,
+    attrpath_names,
+    binding_value,
+    string_literal,
+    text,
+)
 
 RULE = Rule(
     code="CUDA101",
@@ -209,74 +216,62 @@ def _check_string(string: Node, ctx: Context) -> None:
             return
         shell = ShellText(string, ctx.source)  # `"--prefix LD_LIBRARY_PATH : ${...}"` in makeWrapperArgs
         flags_only = True
-    toks = tokens(shell)
-    settings: list[tuple[Token, int, set[str]]] = []
-    for command in commands(toks):
-        _check_flags(ctx, string, shell, toks, command, flags_only)
+    settings: list[tuple[Word, int, set[str]]] = []
+    for command in shell.commands():
+        _check_flags(ctx, string, shell, command, flags_only)
         if not flags_only:
-            _check_assignments(ctx, string, shell, toks, command, settings)
+            _check_assignments(ctx, string, shell, command, settings)
     _check_dropped(ctx, shell, settings)
 
 
-def _check_dropped(ctx: Context, shell: ShellText, settings: list[tuple[Token, int, set[str]]]) -> None:
+def _check_dropped(ctx: Context, shell: ShellText, settings: list[tuple[Word, int, set[str]]]) -> None:
     """`export LD_LIBRARY_PATH=...` without `$LD_LIBRARY_PATH` after one that set the driver
     directory: the later one drops it (reported when nothing else reports it)."""
-    for index, (token, value_start, classes) in enumerate(settings):
-        if classes & _FLAGGED or SELF_REFERENCE.search(shell.masked[value_start - shell.offset : token.end - shell.offset]):
+    for index, (word, value_start, classes) in enumerate(settings):
+        if classes & _FLAGGED or SELF_REFERENCE.search(shell.masked[value_start - shell.offset : word.end - shell.offset]):
             continue
-        earlier = next((t for t, _, c in reversed(settings[:index]) if c & {DRIVER, LINK}), None)
+        earlier = next((w for w, _, c in reversed(settings[:index]) if c & {DRIVER, LINK}), None)
         if earlier is not None:
             line = ctx.source.line_of(earlier.start) + 1
             ctx.report(
-                (token.start, token.end),
+                (word.start, word.end),
                 f"this `{LD}` replaces the one of line {line}, dropping the driver directory: append `:${LD}`",
             )
 
 
-def _check_flags(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command, flags_only: bool) -> None:
-    index = command.first
-    while index <= command.last:
-        word = toks[index].plain
+def _check_flags(ctx: Context, string: Node, shell: ShellText, command: Command, flags_only: bool) -> None:
+    words = command.words
+    index = 0
+    while index < len(words):
+        word = words[index].plain
         value = None
-        if word in _PREFIX_FLAGS and index + 3 <= command.last and toks[index + 1].plain == _LD:
+        if word in _PREFIX_FLAGS and index + 3 < len(words) and words[index + 1].plain == _LD:
             value = index + 3
-        elif word in _SET_FLAGS and index + 2 <= command.last and toks[index + 1].plain == _LD:
+        elif word in _SET_FLAGS and index + 2 < len(words) and words[index + 1].plain == _LD:
             value = index + 2
         if value is None:
             index += 1
             continue
-        flag, end = toks[index], toks[value]
+        flag, end = words[index], words[value]
         classes = classify_shell_word(ctx.semantic, shell, end.start, end.end)
         if classes & _FLAGGED:
-            removal = _remove_flag(ctx, string, shell, toks, command, index, value, flags_only)
-            span = (_span_start(ctx, toks, command, flag.start), end.end)
+            removal = _remove_flag(ctx, string, shell, command, index, value, flags_only)
+            span = (_span_start(ctx, command, flag.start), end.end)
             _report(ctx, span, string, f"`{word.decode()} LD_LIBRARY_PATH`", classes, removal)
         index = value + 1
 
 
-def _remove_flag(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command, index: int, value: int, flags_only: bool) -> list[Edit]:
-    source = ctx.source
-    flag, end = toks[index], toks[value]
-    if index > command.first:
-        return [Edit(toks[index - 1].end, end.end, "")]
-    if value < command.last:
-        return [Edit(flag.start, toks[value + 1].start, "")]
-    # the flag and its value are all there is (of the string, or of an array line)
-    if flags_only and not _rest_of_string(string, flag.start, end.end):
+def _remove_flag(ctx: Context, string: Node, shell: ShellText, command: Command, index: int, value: int, flags_only: bool) -> list[Edit]:
+    flag, end = command.words[index], command.words[value]
+    if flags_only and (index, value) == (0, len(command.words) - 1) and not _rest_of_string(string, flag.start, end.end):
+        # the flag and its value are all the string holds: the string goes
         parent = string.parent
         while parent is not None and parent.type == "parenthesized_expression":
             parent = parent.parent
         if parent is not None and parent.type == "list_expression":
-            return [edits.delete_element(source, _list_element(string))]
+            return [edits.delete_element(ctx.source, _list_element(string))]
         return [Edit(flag.start, end.end, "")]
-    line, end_line = source.line_of(flag.start), source.line_of(end.end)
-    alone = not source.data[source.line_start(line) : flag.start].strip() and not source.data[end.end : source.line_end(end_line)].strip()
-    if alone and shell.node.start_byte < source.line_start(line) and end_line + 1 < source.line_count and source.line_start(end_line + 1) <= string.children[-1].start_byte:
-        return [Edit(source.line_start(line), source.line_start(end_line + 1), "")]
-    stop = end.end
-    while stop < len(source.data) and source.data[stop : stop + 1] in (b" ", b"\t"):
-        stop += 1
-    return [Edit(flag.start, stop, "")]
+    return [edits.remove_shell(shell, flag.start, end.end)]
 
 
 def _rest_of_string(string: Node, start: int, end: int) -> bool:
@@ -293,50 +288,51 @@ def _list_element(node: Node) -> Node:
     return node
 
 
-def _check_assignments(ctx: Context, string: Node, shell: ShellText, toks: list[Token], command: Command, settings: list[tuple[Token, int, set[str]]]) -> None:
+def _check_assignments(ctx: Context, string: Node, shell: ShellText, command: Command, settings: list[tuple[Word, int, set[str]]]) -> None:
     """`export LD_LIBRARY_PATH=...`, `LD_LIBRARY_PATH=... cmd`, `addToSearchPath`; the values that
     stay set for the rest of the script are added to `settings`."""
-    first = toks[command.first]
-    if first.plain == b"addToSearchPath" and command.first + 2 <= command.last and toks[command.first + 1].plain == _LD:
-        value = toks[command.first + 2]
+    words = command.words
+    first = words[0]
+    if command.name == b"addToSearchPath" and len(words) >= 3 and words[1].plain == _LD:
+        value = words[2]
         classes = classify_shell_word(ctx.semantic, shell, value.start, value.end)
         if classes & _FLAGGED:
-            _report(ctx, (first.start, value.end), string, "`addToSearchPath LD_LIBRARY_PATH`", classes, [remove_command(shell, toks, command)])
+            _report(ctx, (first.start, value.end), string, "`addToSearchPath LD_LIBRARY_PATH`", classes, [_remove_command(shell, command)])
         return
     builtin = first.plain if first.plain in _BUILTINS or first.plain == b"env" else None
-    index = command.first + (1 if builtin is not None else 0)
-    while builtin in _BUILTINS and index <= command.last and toks[index].plain.startswith(b"-"):
+    index = 1 if builtin is not None else 0
+    while builtin in _BUILTINS and index < len(words) and words[index].plain.startswith(b"-"):
         index += 1
     options_end = index
-    while index <= command.last:
-        token = toks[index]
-        match = _ASSIGNMENT.match(token.raw)
+    while index < len(words):
+        word = words[index]
+        match = _ASSIGNMENT.match(word.raw)
         if match is None:
             if builtin is None or builtin == b"env":
                 return  # the command word: no assignments after it
             index += 1
             continue
-        if match.group(1) == _LD and token.end > token.start + match.end():
-            classes = classify_shell_word(ctx.semantic, shell, token.start + match.end(), token.end)
-            if builtin in _BUILTINS or (builtin is None and _only_assignments(toks, command)):
-                settings.append((token, token.start + match.end(), classes))
+        if match.group(1) == _LD and word.end > word.start + match.end():
+            classes = classify_shell_word(ctx.semantic, shell, word.start + match.end(), word.end)
+            if builtin in _BUILTINS or (builtin is None and command.name_index is None):
+                settings.append((word, word.start + match.end(), classes))
             if classes & _FLAGGED:
-                alone = options_end == command.last == index
-                removal = remove_command(shell, toks, command) if alone and builtin != b"env" else remove_word(toks, index, command)
-                start = first.start if builtin in _BUILTINS and alone else token.start
+                alone = options_end == len(words) - 1 == index
+                removal = _remove_command(shell, command) if alone and builtin != b"env" else edits.remove_shell(shell, word.start, word.end)
+                start = first.start if builtin in _BUILTINS and alone else word.start
                 form = "`export LD_LIBRARY_PATH`" if builtin == b"export" else "`LD_LIBRARY_PATH=`"
-                _report(ctx, (_span_start(ctx, toks, command, start), token.end), string, form, classes, [removal])
+                _report(ctx, (_span_start(ctx, command, start), word.end), string, form, classes, [removal])
         index += 1
 
 
-def _only_assignments(toks: list[Token], command: Command) -> bool:
-    return all(_ASSIGNMENT.match(toks[i].raw) for i in range(command.first, command.last + 1))
+def _remove_command(shell: ShellText, command: Command) -> Edit:
+    return edits.remove_shell(shell, *shell.absolute(command.node))
 
 
-def _span_start(ctx: Context, toks: list[Token], command: Command, start: int) -> int:
+def _span_start(ctx: Context, command: Command, start: int) -> int:
     """Findings on a continuation line start with their command, where a suppression comment
     can go."""
-    command_start = toks[command.first].start
+    command_start = command.words[0].start
     return command_start if ctx.source.line_of(command_start) != ctx.source.line_of(start) else start
 
 

@@ -62,16 +62,8 @@ stdenv.mkDerivation {
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-from tree_sitter import Node
-
-from cudalint.knowledge import catalog
-from cudalint.lint import edits
-from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.nix.shell import ShellText
-from cudalint.nix.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, outermost_apply, unparen
 
 from cudalint.rules._runpath_hooks import (
     ADD_FUNCTIONS,
@@ -83,6 +75,33 @@ from cudalint.rules._runpath_hooks import (
     function_calls,
     hook_reference,
     replace_element_with,
+    shell_view,
+)
+from tree_sitter import Node
+
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import (
+    Applicability,
+    Edit,
+    Fix,
+    FixAvailability,
+    Rule,
+    Severity,
+)
+from cudalint.nix.shell import LOOPS, Command, ShellText
+from cudalint.nix.syntax import (
+    STRING_TYPES,
+    attrpath_names,
+    binding_value,
+    bindings_of,
+    descendants,
+    flatten_apply,
+    last_name,
+    node_key,
+    outermost_apply,
+    unparen,
 )
 
 RULE = Rule(
@@ -100,30 +119,22 @@ PHASES = frozenset({"installPhase", "postInstall", "preFixup", "fixupPhase", "po
 SHELLS = frozenset({"mkShell", "mkShellNoCC"})
 AUTO = "autoAddDriverRunpath"
 
-_SPACE = b" \t\r\n\\"
 _FUNCTION = rb"(addDriverRunpath|addOpenGLRunpath)"
 _AT_COMMAND = re.compile(rb"(?:^|[;&|(!]\s*|\b(?:do|then|else)\s+)" + _FUNCTION + rb"(?![\w-])")
-_LOOP_HEAD = re.compile(rb"^(?:for|while|until|select)\b|\|\s*(?:while|until)\b")
 _FIND_EXEC = re.compile(rb"(?:-exec(?:dir)?\s+|\bxargs\b[^|;]*?\s)(?:\S*/)?" + _FUNCTION + rb"(?![\w-])")
+_FUNCTIONS = frozenset({b"addDriverRunpath", b"addOpenGLRunpath"})
 _GUARD = rb"(?:isELF|\[\[?|test|patchelf|file|grep|!)\b"
 _ALLOWED_IN_LOOP = [
     re.compile(rb"^" + _FUNCTION + rb"(?:\s.*)?$", re.S),  # the call itself
     re.compile(rb"^" + _GUARD + rb".*\|\|\s*continue$", re.S),  # isELF "$f" || continue
     re.compile(rb"^" + _GUARD + rb".*&&\s*" + _FUNCTION + rb"(?:\s.*)?$", re.S),  # isELF "$f" && addDriverRunpath "$f"
-    re.compile(rb"^if\s+" + _GUARD, re.S),
-    re.compile(rb"^(?:fi|continue|:|true)$"),
+    re.compile(rb"^(?:continue|:|true)$"),
     re.compile(rb"^echo\b", re.S),
 ]
+_GUARDED_IF = re.compile(rb"^if\s+" + _GUARD, re.S)
+# statements holding others (their commands are checked, not removed)
+_BLOCKS = frozenset({"if_statement", "case_statement", "compound_statement", "subshell", "function_definition"})
 _GLOB = re.compile(rb"[*?\[{]|\$\(|`")
-
-
-@dataclass
-class Segment:
-    start: int  # absolute offsets of the command text (leading keywords included)
-    end: int
-    keyword: bytes  # leading do/then/else, or b""
-    command: bytes  # the command after that keyword (masked, no comment)
-    stack_depth: int = 0  # open if/loop/case constructs when it starts
 
 
 @dataclass
@@ -230,133 +241,122 @@ def _compute(attrset: Node, ctx: Context) -> Analysis:
     return analysis
 
 
-def _segments(shell: ShellText) -> list[Segment]:
-    """Commands of the shell text split at newlines and unquoted `;`, with absolute offsets."""
-    result: list[Segment] = []
-    children = shell.node.children
-    if len(children) < 2:
-        return result
-    content_start, content_end = children[0].end_byte, children[-1].start_byte
-    nix_escapes = shell.node.type == "string_expression"  # `\\;` in "..." is the shell's `\;`
-    for line in shell.lines():
-        first = max(line.start, content_start) - line.start
-        last = min(line.start + len(line.code), content_end) - line.start
-        if first >= last:
-            continue
-        code = line.code[:last]
-        quote, depth, start, index = None, 0, first, first
-        while index < len(code):
-            byte = code[index]
-            if quote is not None:
-                if byte == quote and (quote == 0x27 or code[index - 1] != 0x5C):
-                    quote = None
-            elif byte in (0x22, 0x27):
-                quote = byte
-            elif byte == 0x5C:
-                index += 3 if nix_escapes and code[index + 1 : index + 2] == b"\\" else 2
-                continue
-            elif byte == 0x28:  # (
-                depth += 1
-            elif byte == 0x29 and depth:  # )
-                depth -= 1
-            elif byte == 0x3B and depth == 0:  # ;
-                _add_segment(result, code, line.start, start, index)
-                if code[index + 1 : index + 2] == b";":
-                    index += 1
-                start = index + 1
-            index += 1
-        _add_segment(result, code, line.start, start, len(code))
-    return result
-
-
-def _add_segment(result: list[Segment], code: bytes, offset: int, start: int, end: int) -> None:
-    while start < end and code[start] in _SPACE:
-        start += 1
-    while end > start and code[end - 1] in _SPACE:
-        end -= 1
-    if start == end:
-        return
-    raw = code[start:end]
-    keyword = b""
-    match = re.match(rb"(do|then|else)(?:\s+|$)", raw)
-    if match:
-        keyword, raw = match.group(1), raw[match.end() :]
-    result.append(Segment(offset + start, offset + end, keyword, raw))
-
-
 def _constructs(shell: ShellText, string: Node, phase: str) -> list[Construct]:
-    segments = _segments(shell)
+    """The loops, `find -exec`/`xargs` runs and direct calls of a phase, outermost loops only."""
     found: list[Construct] = []
-    stack: list[tuple[str, int]] = []  # open (kind, index of its first segment)
-    for index, segment in enumerate(segments):
-        command = segment.command
-        if stack and stack[-1][0] == "case":
-            command = re.sub(rb"^[^()\s]*\)\s*", b"", command)  # a case pattern `x86_64-linux)`
-        first = command.split(None, 1)[0] if command.strip() else b""
-        if first in (b"done", b"fi", b"esac"):
-            kind = {b"done": "loop", b"fi": "if", b"esac": "case"}[first]
-            while stack and stack[-1][0] != kind:
-                stack.pop()  # tolerate unbalanced text
-            if not stack:
+
+    def visit(sequence: Node | None, nested: bool) -> None:
+        for index, statement in enumerate(shell.statements(sequence)):
+            if statement.type in _BLOCKS:
+                for block in _blocks(statement):
+                    visit(block, nested=True)
                 continue
-            _, opened = stack.pop()
-            if kind == "loop" and not any(k == "loop" for k, _ in stack):
-                construct = _loop(shell, segments[opened : index + 1], string, phase, nested=segments[opened].stack_depth > 0)
-                if construct is not None:
-                    found.append(construct)
-            continue
-        segment.stack_depth = len(stack)
-        if first == b"if":
-            stack.append(("if", index))
-        elif first == b"case":
-            stack.append(("case", index))
-        elif _LOOP_HEAD.search(command):
-            stack.append(("loop", index))
-        elif not any(kind == "loop" for kind, _ in stack):
-            construct = _single(segment, string, phase, top=not stack and not segment.keyword)
+            if any(node.type in LOOPS for node in _descendants(statement)):
+                construct = _loop(shell, statement, string, phase, nested=nested or _loop_of(statement) is None)
+            else:
+                construct = _single(shell, statement, string, phase, top=not nested)
+            if construct is not None and index == 0 and sequence is not None and sequence.type == "case_item":
+                construct.start = shell.absolute(sequence)[0]  # `x86_64) for ...`: from the pattern on
             if construct is not None:
                 found.append(construct)
+
+    visit(None, nested=False)
     return found
 
 
-def _loop(shell: ShellText, segments: list[Segment], string: Node, phase: str, nested: bool) -> Construct | None:
-    calls = [m.group(1) for s in segments for m in _AT_COMMAND.finditer(s.command)]
-    forced = any(b"--force-rpath" in s.command for s in segments if _AT_COMMAND.search(s.command))
-    for interpolation in shell.interpolations_in(segments[0].start, segments[-1].end):
+def _loop_of(statement: Node) -> Node | None:
+    """The loop a statement is: `for ...; done`, `find | while ...; done`, `while ...; done < <(...)`."""
+    node = statement
+    while node.type in {"redirected_statement", "pipeline"}:
+        node = node.child_by_field_name("body") if node.type == "redirected_statement" else node.named_children[-1]
+        if node is None:
+            return None
+    return node if node.type in LOOPS else None
+
+
+def _blocks(statement: Node) -> list[Node]:
+    """The statement sequences of an `if`, `case`, `{ }`, `( )` or function."""
+    if statement.type == "if_statement":
+        return [statement, *(c for c in statement.named_children if c.type in {"elif_clause", "else_clause"})]
+    if statement.type == "case_statement":
+        return [c for c in statement.named_children if c.type == "case_item"]
+    if statement.type == "function_definition":
+        body = statement.child_by_field_name("body")
+        return [body] if body is not None else []
+    return [statement]
+
+
+def _descendants(node: Node) -> Iterator[Node]:
+    yield node
+    for child in node.named_children:
+        yield from _descendants(child)
+
+
+def _calls(shell: ShellText, node: Node) -> list[Command]:
+    return [c for c in shell.commands_in(node) if c.name in _FUNCTIONS]
+
+
+def _loop(shell: ShellText, statement: Node, string: Node, phase: str, nested: bool) -> Construct | None:
+    calls = _calls(shell, statement)
+    names = [c.name for c in calls]
+    forced = any(w.raw == b"--force-rpath" for c in calls for w in c.arguments())
+    start, end = shell.absolute(statement)
+    for interpolation in shell.interpolations_in(start, end):
         # `${lib.optionalString cudaSupport ''addDriverRunpath "$lib"''}` inside the loop
         inner = interpolation.text or b""
         for line in inner.splitlines():
             match = _AT_COMMAND.search(line.strip().lstrip(b"'\"").strip())
             if match is not None:
-                calls.append(match.group(1))
+                names.append(match.group(1))
                 forced = forced or b"--force-rpath" in line
-    if not calls or forced:
+    if not names or forced:
         return None
-    body = [s.command for s in segments[1:-1] if s.command]
-    removable = not nested and not segments[0].keyword and all(any(p.match(c) for p in _ALLOWED_IN_LOOP) for c in body)
-    return Construct("loop", string, phase, segments[0].start, segments[-1].end, calls[0].decode(), removable)
+    loop = _loop_of(statement)
+    body = loop.child_by_field_name("body") if loop is not None else None
+    removable = not nested and body is not None and _only_patches(shell, body)
+    return Construct("loop", string, phase, start, end, names[0].decode(), removable)
 
 
-def _single(segment: Segment, string: Node, phase: str, top: bool) -> Construct | None:
-    command = segment.command
-    found = _FIND_EXEC.search(command)
+def _only_patches(shell: ShellText, sequence: Node) -> bool:
+    """Whether a loop body does nothing but patch: calls, ELF guards, `continue`, `echo`."""
+    for statement in shell.statements(sequence):
+        if statement.type == "if_statement":
+            condition = statement.child_by_field_name("condition")
+            head = _code(shell, statement.start_byte, condition.end_byte if condition is not None else statement.end_byte)
+            if not _GUARDED_IF.match(head) or not all(_only_patches(shell, b) for b in _blocks(statement) if b.type != "elif_clause"):
+                return False
+            if any(c.type == "elif_clause" for c in statement.named_children):
+                return False
+        elif not any(p.match(_code(shell, statement.start_byte, statement.end_byte)) for p in _ALLOWED_IN_LOOP):
+            return False
+    return True
+
+
+def _code(shell: ShellText, start: int, end: int) -> bytes:
+    """The masked shell code between two offsets of the shell tree."""
+    return shell.masked[start:end]
+
+
+def _single(shell: ShellText, statement: Node, string: Node, phase: str, top: bool) -> Construct | None:
+    code = _code(shell, statement.start_byte, statement.end_byte)
+    start, end = shell.absolute(statement)
+    found = _FIND_EXEC.search(code)
     if found is not None:
-        if b"--force-rpath" in command:
+        if b"--force-rpath" in code:
             return None
-        simple = top and b"&&" not in command and b"||" not in command
-        return Construct("find", string, phase, segment.start, segment.end, found.group(1).decode(), simple)
-    call = _AT_COMMAND.search(command)
+        simple = top and b"&&" not in code and b"||" not in code
+        return Construct("find", string, phase, start, end, found.group(1).decode(), simple)
+    call = next(iter(_calls(shell, statement)), None)
     if call is None:
         return None
-    arguments = re.split(rb"\s*(?:&&|\|\||\|)\s*", command[call.end(1) :], maxsplit=1)[0].split()
-    if any(a.startswith(b"--") for a in arguments):
+    arguments = call.arguments()
+    if any(a.raw.startswith(b"--") for a in arguments):
         return None  # --force-rpath and friends: a deliberate DT_RPATH
-    files = len(arguments)
-    if files == 0:
+    if not arguments:
         return None
-    glob = any(_GLOB.search(a) for a in arguments)
-    removable = top and call.start(1) == 0 and command[call.end(1) :].find(b"&&") == -1 and command[call.end(1) :].find(b"||") == -1 and b"|" not in command
-    return Construct("call", string, phase, segment.start, segment.end, call.group(1).decode(), removable, files, glob)
+    glob = any(_GLOB.search(a.raw) for a in arguments)
+    alone = call.node == statement or (statement.type == "redirected_statement" and statement.child_by_field_name("body") == call.node)
+    return Construct("call", string, phase, start, end, call.name.decode(), top and alone, len(arguments), glob)
 
 
 # ----- the fix -----------------------------------------------------------------------------------
@@ -367,7 +367,7 @@ def _fix(attrset: Node, constructs: list[Construct], strings: list[tuple[Node, s
     removed: dict[tuple[int, int, str], list[Edit]] = {}
     for construct in constructs:
         if construct.removable:
-            removed.setdefault(node_key(construct.string), []).append(_removal(source, construct.start, construct.end))
+            removed.setdefault(node_key(construct.string), []).append(edits.remove_shell(shell_view(ctx, construct.string), construct.start, construct.end))
     if not removed:
         return None
     changes: list[Edit] = []
@@ -378,7 +378,7 @@ def _fix(attrset: Node, constructs: list[Construct], strings: list[tuple[Node, s
         spans = removed.get(key, []) + extra_removals.get(key, [])
         if not spans:
             continue
-        whole = _remove_piece(source, string, binding, phase) if _is_emptied(source, string, spans) else None
+        whole = _remove_piece(ctx, string, binding, phase) if _is_emptied(source, string, spans) else None
         if whole is None:
             changes.extend(spans)
         elif whole[1] is not None:
@@ -404,30 +404,6 @@ def _depth(node: Node) -> int:
     return depth
 
 
-def _removal(source, start: int, end: int) -> Edit:
-    """The edit deleting a shell construct: its whole lines, or it with one adjacent `;`."""
-    data = source.data
-    first, last = source.line_of(start), source.line_of(end)
-    line_start, line_end = source.line_start(first), source.line_end(last)
-    if not data[line_start:start].strip() and not data[end:line_end].strip():
-        stop = source.line_start(last + 1) if last + 1 < source.line_count else line_end
-        return Edit(line_start, stop, "")
-    after = end
-    while after < len(data) and data[after : after + 1] in (b" ", b"\t"):
-        after += 1
-    if data[after : after + 1] == b";":
-        after += 1
-        while after < len(data) and data[after : after + 1] in (b" ", b"\t"):
-            after += 1
-        return Edit(start, after, "")
-    before = start
-    while before > 0 and data[before - 1 : before] in (b" ", b"\t"):
-        before -= 1
-    if data[before - 1 : before] == b";":
-        return Edit(before - 1, end, "")
-    return Edit(start, end, "")
-
-
 def _is_emptied(source, string: Node, spans: list[Edit]) -> bool:
     children = string.children
     if len(children) < 2:
@@ -441,11 +417,12 @@ def _is_emptied(source, string: Node, spans: list[Edit]) -> bool:
     return not bytes(data).strip()
 
 
-def _remove_piece(source, string: Node, binding: Node, phase: str) -> tuple[Edit, Node | None] | None:
+def _remove_piece(ctx: Context, string: Node, binding: Node, phase: str) -> tuple[Edit, Node | None] | None:
     """Remove an emptied phase string with what only exists for it: the binding, a `+` operand,
     an `optionalString cond` around it, or the interpolation holding it (then the Node returned
     is the outer string, whose emptiness is judged next). A whole `installPhase`/`fixupPhase`
     stays (empty): without it the default phase would run."""
+    source = ctx.source
     piece = string
     while True:
         parent = piece.parent
@@ -474,7 +451,7 @@ def _remove_piece(source, string: Node, binding: Node, phase: str) -> tuple[Edit
     if parent is not None and parent.type == "interpolation":
         outer = parent.parent
         if outer is not None and outer.type in STRING_TYPES:
-            return _removal(source, parent.start_byte, parent.end_byte), outer
+            return edits.remove_shell(shell_view(ctx, outer), parent.start_byte, parent.end_byte), outer
     return None
 
 

@@ -20,7 +20,7 @@ FLAKE = REPO / "flake.nix"
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 
 # Where nixpkgs keeps each of pyproject's runtime dependencies.
-NIXPKGS_ATTRIBUTE = {"tree-sitter-nix": "tree-sitter-grammars.tree-sitter-nix"}
+NIXPKGS_ATTRIBUTE = {"tree-sitter-nix": "tree-sitter-grammars.tree-sitter-nix", "tree-sitter-bash": "tree-sitter-grammars.tree-sitter-bash"}
 TEST_PACKAGES = ("setuptools", "pytestCheckHook", "pytest-asyncio", "pytest-lsp", "hypothesis", "jsonschema", "pyyaml")
 
 # The slice of nixpkgs' interface the two files use; every Python package evaluates to its
@@ -40,6 +40,7 @@ let
   pythonPackageNames = builtins.fromJSON (builtins.getEnv "STUB_PYTHON_PACKAGES");
   python3Packages = builtins.listToAttrs (map (name: { inherit name; value = name; }) pythonPackageNames) // {
     tree-sitter-grammars.tree-sitter-nix = "tree-sitter-grammars.tree-sitter-nix";
+    tree-sitter-grammars.tree-sitter-bash = "tree-sitter-grammars.tree-sitter-bash";
     buildPythonApplication = attrs: attrs // { outPath = "/nix/store/00000000000000000000000000000000-cudalint"; };
   };
   pkgsFor = system: {

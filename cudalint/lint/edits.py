@@ -8,6 +8,7 @@ from tree_sitter import Node
 from cudalint.knowledge import catalog
 from cudalint.lint.model import Edit
 from cudalint.nix.semantic import CudaRef, InputSite, NameBinding, Semantic
+from cudalint.nix.shell import SEQUENCES, ShellText
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import (
     ATTRSET_TYPES,
@@ -57,6 +58,82 @@ def delete_span(source: SourceFile, start: int, end: int) -> Edit:
         while start > 0 and data[start - 1 : start] in (b" ", b"\t"):
             start -= 1
     return Edit(start, end, "")
+
+
+def remove_shell(shell: ShellText, start: int, end: int) -> Edit:
+    """The edit deleting the shell code [start, end) of a Nix string and leaving valid shell.
+
+    Words of a simple command go with the blanks that separate them from the next word (or, at
+    the end, from the previous one); array elements alone on their lines go with the lines. A
+    whole statement goes with its lines when nothing else is on them (a trailing comment goes
+    too), else with an adjacent `;` or a following `&&`, or alone at the top of the script. Where
+    deleting would leave a pipeline, a list or a block without its command (`a && cmd`,
+    `cmd | b`, `then cmd; fi`), `:` takes its place."""
+    command = next((c for c in reversed(shell.commands()) if c.words[0].start <= start and end <= c.words[-1].end), None)
+    if command is not None and (command.node.type == "array" or (command.words[0].start, command.words[-1].end) != (start, end)):
+        if command.node.type == "array" and (lines := _shell_lines(shell, start, end, comment=False)) is not None:
+            return lines
+        words = command.words
+        first = next((i for i, w in enumerate(words) if w.start == start), None)
+        last = next((i for i, w in enumerate(words) if w.end == end), None)
+        if first is None or last is None:
+            return Edit(start, end, "")  # a part of a word (`${...}` in `-L${...}/lib`)
+        if last + 1 < len(words):
+            return Edit(words[first].start, words[last + 1].start, "")
+        return Edit(words[first - 1].end if first > 0 else start, words[last].end, "")
+    noop = Edit(start, end, ":")
+    node = shell.statement_node(start, end)
+    parent = node.parent if node is not None else None
+    if parent is not None and parent.type in {"pipeline", "negated_command"}:
+        return noop
+    if parent is not None and parent.type == "list":
+        operator = parent.children[1]
+        if parent.named_children[0] != node or operator.type != "&&":
+            return noop  # `a && cmd`, `cmd || b`
+        operator_start, operator_end = shell.absolute(operator)
+        same_line = shell.source.line_of(operator_start) == shell.source.line_of(end)
+        return Edit(start, _skip_blanks(shell.source.data, operator_end), "") if same_line else noop
+    if parent is not None and parent.type in SEQUENCES and parent.type != "program" and len(shell.statements(parent)) == 1:
+        return noop  # the only command of a block
+    removed = _shell_lines(shell, start, end, comment=True) or _with_semicolon(shell.source, start, end)
+    if removed is None and (parent is None or parent.type == "program"):
+        return Edit(start, end, "")  # a statement of the script's own sequence: nothing depends on it
+    return removed or noop
+
+
+def _skip_blanks(data: bytes, offset: int) -> int:
+    while offset < len(data) and data[offset : offset + 1] in (b" ", b"\t"):
+        offset += 1
+    return offset
+
+
+def _shell_lines(shell: ShellText, start: int, end: int, comment: bool) -> Edit | None:
+    """The lines of [start, end) when nothing else is on them (but a `;` or, if `comment`, a
+    trailing comment) and the next line is still in the string."""
+    source = shell.source
+    data = source.data
+    first, last = source.line_of(start), source.line_of(end)
+    line_start = source.line_start(first)
+    rest = data[end : source.line_end(last)].strip()
+    if data[line_start:start].strip() or not (not rest or rest == b";" or (comment and rest.startswith(b"#"))):
+        return None
+    if last + 1 < source.line_count and source.line_start(last + 1) <= shell.content_end:
+        return Edit(line_start, source.line_start(last + 1), "")
+    return None
+
+
+def _with_semicolon(source: SourceFile, start: int, end: int) -> Edit | None:
+    """[start, end) with the `;` that follows it on its line (and blanks), or the one before."""
+    data = source.data
+    after = _skip_blanks(data, end)
+    if data[after : after + 1] == b";" and data[after : after + 2] != b";;":
+        return Edit(start, _skip_blanks(data, after + 1), "")
+    before = start
+    while before > 0 and data[before - 1 : before] in (b" ", b"\t"):
+        before -= 1
+    if data[before - 1 : before] == b";" and source.line_of(before) == source.line_of(start):
+        return Edit(before - 1, end, "")
+    return None
 
 
 def list_elements(list_node: Node) -> list[Node]:
