@@ -50,6 +50,10 @@ DRIVER_DIR = "/run/opengl-driver"
 _CUDA_LITERAL = re.compile(rb"cuda", re.I)
 _DRIVER_DIR_LITERAL = re.compile(rb"/run/opengl-driver(?:-32)?(?:/|$)")
 _DRIVER_LITERAL = re.compile(rb"nvidia|libcuda\.so", re.I)
+# functions whose last argument is what they put on the path
+_PASS_THROUGH = frozenset(
+    {"map", "optionalString", "optional", "optionals", "mkIf", "mkForce", "mkMerge", "mkDefault", "mkOverride", "mkBefore", "mkAfter", "flatten", "unique", "getLib", "getOutput"}
+)
 SELF_REFERENCE = re.compile(rb"(?:''|\\)?\$\{LD_LIBRARY_PATH\b[^}]*\}|\$LD_LIBRARY_PATH\b")
 
 
@@ -266,7 +270,7 @@ def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -
             return classify_expression(semantic, arguments[-1], depth + 1)
         if driver_ref(semantic, function) is not None:
             return {DRIVER}  # `nvidiaPackages.mkDriver { ... }`
-        if arguments and name in {"map", "optionalString", "optional", "optionals", "mkIf", "mkForce", "mkMerge", "mkDefault", "mkOverride", "mkBefore", "mkAfter", "flatten", "unique", "getLib", "getOutput"}:
+        if arguments and name in _PASS_THROUGH:
             return classify_expression(semantic, arguments[-1], depth + 1)
         return {OTHER}
     if kind == "variable_expression":

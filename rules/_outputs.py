@@ -41,7 +41,7 @@ def judged_outputs(ctx: Context, package: str) -> list[tuple[str, ...]] | None:
     found = [facts.outputs for facts in info.releases]
     if any(outputs is None for outputs in found):
         return None
-    return found  # type: ignore[return-value]
+    return found
 
 
 def in_every(outputs: list[tuple[str, ...]], output: str) -> bool:

@@ -46,7 +46,7 @@ def _cache(ctx: Context) -> dict:
     cache = getattr(ctx.semantic, "_runpath_hooks_cache", None)
     if cache is None:
         cache = {}
-        setattr(ctx.semantic, "_runpath_hooks_cache", cache)
+        setattr(ctx.semantic, "_runpath_hooks_cache", cache)  # noqa: B010 -- a memo Semantic does not declare (issue 15: one per-file memo)
     return cache
 
 
@@ -75,7 +75,7 @@ def hook_elements(ctx: Context, binding: Node, names: frozenset[str]) -> list[Ho
         site = ctx.semantic.input_site(node)
         if site is None or node_key(site.binding) != node_key(binding) or unparen(site.element) != node:
             continue
-        found.append(HookElement(node, name, site))  # type: ignore[arg-type]
+        found.append(HookElement(node, name, site))
     return found
 
 

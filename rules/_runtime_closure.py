@@ -84,9 +84,9 @@ def _interpolation_of(node: Node, ctx: Context) -> Node | None:
 
 def _written_by(string: Node) -> bool:
     """The string is the text of `writeShellScriptBin "x" ''...''` or `writeShellApplication { text = ...; }`."""
-    child, parent = string, string.parent
+    parent = string.parent
     while parent is not None and parent.type == "parenthesized_expression":
-        child, parent = parent, parent.parent
+        parent = parent.parent
     if parent is not None and parent.type == "apply_expression":
         function, _ = flatten_apply(outermost_apply(parent))
         return last_name(function) in FILE_WRITERS

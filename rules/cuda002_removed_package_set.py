@@ -103,7 +103,7 @@ def _check_select(select: Node, ctx: Context) -> None:
     for component in attrpath.children_by_field_name("attr") if attrpath is not None else ():
         name = identifier_name(component)
         if is_versioned_set(name):
-            _report(ctx, component, name)  # type: ignore[arg-type]
+            _report(ctx, component, name)
 
 
 def _check_variable(variable: Node, ctx: Context) -> None:
@@ -128,9 +128,9 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
         name = identifier_name(attr)
         if not is_versioned_set(name):
             continue
-        if plain and ctx.semantic.resolve_name(name, scope).lexical:  # type: ignore[arg-type]
+        if plain and ctx.semantic.resolve_name(name, scope).lexical:
             continue  # `{ inherit cudaPackages_11; }` of a formal: reported at the formal
-        _report(ctx, attr, name)  # type: ignore[arg-type]
+        _report(ctx, attr, name)
 
 
 def _mentions_versioned_set(entry: Node) -> bool:

@@ -54,12 +54,11 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import difflib
 import re
 import weakref
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 

@@ -94,19 +94,6 @@ from __future__ import annotations
 
 import re
 
-from cudalint.rules._driver import (
-    CUDA,
-    DRIVER,
-    LD,
-    LINK,
-    OTHER,
-    SELF_REFERENCE,
-    classify_expression,
-    classify_shell_word,
-    describe,
-    fixable_call,
-    spell_toplevel,
-)
 from tree_sitter import Node
 
 from cudalint.knowledge import targets
@@ -128,6 +115,19 @@ from cudalint.nix.syntax import (
     binding_value,
     string_literal,
     text,
+)
+from cudalint.rules._driver import (
+    CUDA,
+    DRIVER,
+    LD,
+    LINK,
+    OTHER,
+    SELF_REFERENCE,
+    classify_expression,
+    classify_shell_word,
+    describe,
+    fixable_call,
+    spell_toplevel,
 )
 
 RULE = Rule(

@@ -87,20 +87,12 @@ from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.nix.places import Place
-from cudalint.rules._driver import (
-    LD,
-    METADATA,
-    DriverRef,
-    driver_override_chain,
-    driver_ref,
-    overrides_match_host,
-)
 from cudalint.nix.semantic import SEARCH_PATH_FUNCTIONS
 from cudalint.nix.syntax import (
     STRING_TYPES,
+    ancestors,
     attrpath_names,
     binding_value,
-    ancestors,
     descendants,
     dotted_name,
     flatten_apply,
@@ -108,6 +100,14 @@ from cudalint.nix.syntax import (
     last_name,
     text,
     unparen,
+)
+from cudalint.rules._driver import (
+    LD,
+    METADATA,
+    DriverRef,
+    driver_override_chain,
+    driver_ref,
+    overrides_match_host,
 )
 
 RULE = Rule(

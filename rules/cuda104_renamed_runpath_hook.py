@@ -68,7 +68,6 @@ from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.nix.syntax import ATTRSET_TYPES, STRING_TYPES, attrpath_names, bindings_of, descendants, identifier_name, last_name, node_key, text, unparen
-
 from cudalint.rules._runpath_hooks import MOVED_TO_TOPLEVEL, RENAMED, formals_isolation, hook_reference
 
 RULE = Rule(
@@ -300,7 +299,7 @@ def _check_select(select: Node, ctx: Context) -> None:
     if not _from_packages(ctx, base, names, index):
         return
     old = names[index]
-    new = RENAMED[old]  # type: ignore[index]
+    new = RENAMED[old]
     component = components[index]
     changes: list[Edit] | None = [edits.replace(component, new)]
     advice = ""
@@ -316,8 +315,8 @@ def _check_select(select: Node, ctx: Context) -> None:
                 changes = None
     described = ctx.source.slice(select.start_byte, component.end_byte)
     described = described if len(described) <= 60 and "\n" not in described else old
-    message, severity = _message(old, ctx, f"`{described}`", advice)  # type: ignore[arg-type]
-    ctx.report((select.start_byte, component.end_byte), message, severity=severity, fixes=[_fix(ctx, old, changes)])  # type: ignore[arg-type]
+    message, severity = _message(old, ctx, f"`{described}`", advice)
+    ctx.report((select.start_byte, component.end_byte), message, severity=severity, fixes=[_fix(ctx, old, changes)])
 
 
 def _from_packages(ctx: Context, base: Node | None, names: list[str | None], index: int) -> bool:

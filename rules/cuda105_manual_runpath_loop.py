@@ -65,18 +65,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from cudalint.rules._runpath_hooks import (
-    ADD_FUNCTIONS,
-    DISABLE_FLAGS,
-    DRIVER_HOOKS,
-    elements_of,
-    fixup_runs,
-    formals_isolation,
-    function_calls,
-    hook_reference,
-    replace_element_with,
-    shell_view,
-)
 from tree_sitter import Node
 
 from cudalint.knowledge import catalog
@@ -102,6 +90,18 @@ from cudalint.nix.syntax import (
     node_key,
     outermost_apply,
     unparen,
+)
+from cudalint.rules._runpath_hooks import (
+    ADD_FUNCTIONS,
+    DISABLE_FLAGS,
+    DRIVER_HOOKS,
+    elements_of,
+    fixup_runs,
+    formals_isolation,
+    function_calls,
+    hook_reference,
+    replace_element_with,
+    shell_view,
 )
 
 RULE = Rule(
@@ -195,7 +195,7 @@ def _phase_of(string: Node, ctx: Context) -> tuple[Node | None, str]:
     attrset = binding.parent.parent if binding.parent is not None else None
     if attrset is None or not edits.is_attrset(attrset):
         return None, ""
-    return attrset, names[0]  # type: ignore[return-value]
+    return attrset, names[0]
 
 
 # ----- analysis of one derivation --------------------------------------------------------------
@@ -225,10 +225,10 @@ def _compute(attrset: Node, ctx: Context) -> Analysis:
             continue
         for node in descendants(binding):
             if node.type in STRING_TYPES and ctx.semantic.shell_text(node) is not None:
-                strings.append((node, names[0], binding))  # type: ignore[arg-type]
+                strings.append((node, names[0], binding))
     direct: list[Construct] = []
     for string, phase, _ in strings:
-        for construct in _constructs(ctx.semantic.shell_text(string), string, phase):  # type: ignore[arg-type]
+        for construct in _constructs(ctx.semantic.shell_text(string), string, phase):
             (direct if construct.kind == "call" else analysis.constructs).append(construct)
     # a call in a string interpolated into a loop (`${lib.optionalString cudaSupport "..."}`) is the loop's
     loops = [(c.start, c.end) for c in analysis.constructs if c.kind == "loop"]

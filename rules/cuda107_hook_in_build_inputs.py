@@ -56,7 +56,6 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.nix.semantic import InputSite
 from cudalint.nix.syntax import last_name, unparen
-
 from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, COMPAT_HOOKS, DRIVER_HOOKS, elements_of, owner_attrset
 
 RULE = Rule(

@@ -53,7 +53,6 @@ from tree_sitter import Node
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.nix.syntax import last_name, unparen
-
 from cudalint.rules._runpath_hooks import (
     ADD_FUNCTIONS,
     DRIVER_HOOKS,

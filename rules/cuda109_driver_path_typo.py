@@ -57,6 +57,7 @@ from tree_sitter import Node
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import STRING_TYPES
 from cudalint.rules._driver import (
     driver_runpath_name,
     in_shell_comment,
@@ -65,7 +66,6 @@ from cudalint.rules._driver import (
     spell_toplevel,
     stray_32bit_dir,
 )
-from cudalint.nix.syntax import STRING_TYPES
 
 RULE = Rule(
     code="CUDA109",

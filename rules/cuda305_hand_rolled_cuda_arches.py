@@ -80,7 +80,6 @@ from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
 from cudalint.nix.syntax import (
     STRING_TYPES,
     attrpath_names,
-    descendants,
     flatten_apply,
     last_name,
     outermost_apply,

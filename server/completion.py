@@ -20,7 +20,7 @@ _GET_OUTPUT = re.compile(r"""getOutput\s+"([\w-]*)$""")
 # `cudaPackages_12.cuda_nvcc.d|`, `pkgs.cudaPackages.libcublas.|`: the package's outputs
 _OUTPUT = re.compile(rf"(?:^|[^\w'.-])(?:{_NAME}\.)*?(?P<set>cudaPackages(?:_\d+)*)\.(?P<package>{_NAME})\.(?P<prefix>[\w-]*)$")
 # `cudaPackages.cu|`: the packages
-_PACKAGE = re.compile(rf"(?:^|[^\w'-])(?P<set>cudaPackages(?:_\d+)*)\.(?P<prefix>[\w'-]*)$")
+_PACKAGE = re.compile(r"(?:^|[^\w'-])(?P<set>cudaPackages(?:_\d+)*)\.(?P<prefix>[\w'-]*)$")
 # `cuda_nvcc.|` where the name alone (through `with`/`inherit`/a formal) is a CUDA package
 _BARE_OUTPUT = re.compile(rf"(?:^|[^\w'.-])(?P<package>{_NAME})\.(?P<prefix>[\w-]*)$")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from cudalint.frontend.config import Config, ConfigError, FileSettings, Overrides, Resolver, KEYS, parse_config
+from cudalint.frontend.config import KEYS, Config, ConfigError, FileSettings, Overrides, Resolver, parse_config
 
 SECTION = "cudalint"
 WHERE = "cudalint settings"

@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, given, seed, settings
 
-from fuzz_harness import Watchdog, as_text, broken_promises, save_regression  # noqa: E402
-from nix_generator import mutated_fixtures, nix_files, one_line  # noqa: E402
-from nix_oracle import nix_parser  # noqa: E402
+from fuzz_harness import Watchdog, as_text, broken_promises, save_regression
+from nix_generator import mutated_fixtures, nix_files, one_line
+from nix_oracle import nix_parser
 
 CHUNK = 100
 PER_INPUT_LIMIT = 120.0
@@ -55,7 +55,7 @@ def run_chunk(strategy, chunk_seed: int, watchdog: Watchdog, nix: str, counter: 
     try:
         probe()
     except Found:
-        return last["data"], last["problems"]  # type: ignore[return-value]
+        return last["data"], last["problems"]
     return None
 
 

@@ -26,7 +26,6 @@ from cudalint.lint.settings import LintSettings
 from cudalint.nix.parsing import parse, syntax_problems
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import descendants
-
 from nix_oracle import nix_verdicts
 
 REGRESSIONS = Path(__file__).parent / "fixtures" / "regressions"

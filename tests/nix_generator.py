@@ -185,7 +185,9 @@ def expressions() -> st.SearchStrategy[str]:
         listed = st.lists(inner, max_size=4).flatmap(lambda items: st.lists(gap(), min_size=len(items) + 1, max_size=len(items) + 1).map(
             lambda seps: "[" + seps[-1] + joined(items, seps[:-1]) + " ]"
         ))
-        spaced_with = lambda *parts: st.tuples(*parts).flatmap(lambda t: st.composite(lambda draw: spaced(draw, *t))())
+        def spaced_with(*parts):
+            return st.tuples(*parts).flatmap(lambda t: st.composite(lambda draw: spaced(draw, *t))())
+
         return st.one_of(
             listed,
             st.tuples(names(FUNCTIONS), listed).map(lambda t: f"{t[0]} {t[1]}"),
@@ -199,7 +201,9 @@ def expressions() -> st.SearchStrategy[str]:
             st.tuples(st.lists(st.tuples(identifier, inner), min_size=1, max_size=3), inner).flatmap(
                 lambda t: spaced_with(st.just("let"), *[st.just(f"{n} = {v};") for n, v in t[0]], st.just("in"), st.just(t[1]))
             ),
-            spaced_with(st.just("if"), names(["cudaSupport", "config.cudaSupport", "(cudaAtLeast \"12.0\")", "!cudaSupport", "stdenv.hostPlatform.isLinux"]), st.just("then"), inner, st.just("else"), inner),
+            spaced_with(
+                st.just("if"), names(["cudaSupport", "config.cudaSupport", "(cudaAtLeast \"12.0\")", "!cudaSupport", "stdenv.hostPlatform.isLinux"]), st.just("then"), inner, st.just("else"), inner
+            ),
             spaced_with(st.just("("), inner, names(["//", "+", "==", "&&", "||", "->", "!="]), inner, st.just(")")),
             spaced_with(st.just("("), inner, st.just(")"), st.just("."), names(ATTRIBUTES), st.just("or"), st.just("null")),
             spaced_with(st.just("("), inner, st.just("?"), names(["cudaSupport", "dev", "lib"]), st.just(")")),

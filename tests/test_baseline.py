@@ -8,9 +8,8 @@ import stat
 
 import pytest
 
-from cudalint.frontend.baseline import Baseline, BaselineError, VERSION, fingerprint, load_baseline, write_baseline
+from cudalint.frontend.baseline import VERSION, Baseline, BaselineError, fingerprint, load_baseline, write_baseline
 from cudalint.lint.results import FileResult
-
 from samples import TOOLKIT, checked
 
 

@@ -203,10 +203,10 @@ def test_color(tmp_path, monkeypatch, capsys) -> None:
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.delenv("TERM", raising=False)
-    assert use_color("auto", Tty())  # type: ignore[arg-type]
+    assert use_color("auto", Tty())
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not use_color("auto", Tty())  # type: ignore[arg-type]
-    assert use_color("always", Tty())  # type: ignore[arg-type]
+    assert not use_color("auto", Tty())
+    assert use_color("always", Tty())
 
 
 def test_quiet_prints_findings_only(tmp_path, monkeypatch, capsys) -> None:

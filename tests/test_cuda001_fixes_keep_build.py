@@ -18,7 +18,6 @@ from cudalint.lint.fixing import apply_edits, fix_file
 from cudalint.nix.parsing import parse
 from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
-
 from snapshots import FIXTURES, settings_for
 
 HERE = Path(__file__).parent

@@ -15,7 +15,7 @@ from cudalint.lint.fixing import apply_edits
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.parsing import parse, syntax_problems
 from cudalint.nix.source import SourceFile
-from tests.requirements import require_executable
+from requirements import require_executable
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "rules" / "CUDA001").glob("fire_*.nix"))
 TARGETS = [("23.05", ("11.4",)), ("24.05", ()), ("25.05", ("12.8",)), ("25.11", ("13.0",)), (None, ())]

@@ -15,7 +15,6 @@ from cudalint.nix.parsing import parse, syntax_problems
 from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import descendants, text
-
 from snapshots import FIXTURES
 
 CODES = ("CUDA104", "CUDA105", "CUDA106", "CUDA107", "CUDA108")

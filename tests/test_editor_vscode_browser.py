@@ -24,11 +24,10 @@ from typing import Any
 
 import pytest
 
+from cudalint.lint.registry import rule_by_code
 from editor_support import REPO, cudalint_env
 from requirements import IN_CI, require_executable
 from test_editor_vscode import EXTENSION, npm, packaged  # noqa: F401 (fixtures: the freshly built .vsix)
-
-from cudalint.lint.registry import rule_by_code
 from vscode_browser import CodeServer, code_server, node24
 
 EXAMPLE = REPO / "examples" / "legacy-cuda-package.nix"

@@ -12,7 +12,6 @@ import pytest
 
 from cudalint.frontend.cli import main
 from cudalint.lint.registry import all_rules
-
 from snapshots import FIXTURES, SNAPSHOTS, fixture_target
 
 CODES = [r.code for r in all_rules()]

@@ -80,7 +80,7 @@ def test_nixpkgs_flag_selects_the_era(target: str, folder: Path, monkeypatch, ca
 @pytest.mark.parametrize("target", TARGETS)
 def test_flake_lock_selects_the_era(target: str, folder: Path, monkeypatch, capsys) -> None:
     day = ERA_DAYS[target]
-    _flake_lock(folder / "flake.lock", int(dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc).timestamp()))
+    _flake_lock(folder / "flake.lock", int(dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()))
     assert findings(folder, monkeypatch, capsys) == expected(target)
 
 

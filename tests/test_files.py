@@ -11,7 +11,6 @@ import pytest
 from cudalint.frontend import files
 from cudalint.frontend.files import GlobPattern, IgnoreFile, Walker, decode_source, read_source, write_atomic
 
-
 # --------------------------------------------------------------------------------------------
 # .gitignore patterns
 
@@ -101,7 +100,7 @@ def test_gitignore_decisions_agree_with_git(tmp_path) -> None:
     """The oracle: `git check-ignore` on the same patterns and paths (directories end in `/`)."""
     import subprocess
 
-    from tests.requirements import require_executable
+    from requirements import require_executable
 
     git = require_executable("git", "git check-ignore is the oracle of .gitignore matching")
     patterns, paths = _GIT_CASES

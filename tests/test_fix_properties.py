@@ -19,7 +19,6 @@ from cudalint.frontend.config import FileSettings
 from cudalint.lint.fixing import fix_file
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
-
 from fuzz_harness import disagreements, examine, reformatted
 from nix_generator import fixture_paths
 from nix_oracle import nix_parser

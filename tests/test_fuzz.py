@@ -114,9 +114,8 @@ def test_saved_regressions_pass(path: Path, watchdog: Watchdog) -> None:
 def test_examine_catches_a_fix_that_breaks_the_syntax(monkeypatch) -> None:
     """The harness itself can fail: a fix that leaves unparseable text is reported."""
     import cudalint.lint.fixing
-    from cudalint.lint.model import Edit
-
     import fuzz_harness
+    from cudalint.lint.model import Edit
 
     real = cudalint.lint.fixing.apply_edits
     monkeypatch.setattr(fuzz_harness, "apply_edits", lambda data, edits: real(data, list(edits) + [Edit(0, 0, "{")]))

@@ -12,7 +12,7 @@ from cudalint.frontend import files, runner
 from cudalint.frontend.config import ConfigError, FileSettings, Resolver, load_config_file
 from cudalint.lint.engine import lint
 from cudalint.lint.fixing import fix_file
-from cudalint.lint.settings import LintSettings, DEFAULT_TIME_BUDGET
+from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
 from cudalint.nix.source import SourceFile
 
 FINDING = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n  x = ;\n}\n"

@@ -5,7 +5,6 @@ temporary git repository (committed files, edits, renames, untracked files, subd
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 

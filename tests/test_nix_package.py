@@ -49,7 +49,7 @@ let
     stdenv.hostPlatform.system = system;
     callPackage = path: overrides: import path ({ inherit lib python3Packages; versionCheckHook = "versionCheckHook"; } // overrides);
     mkShell = attrs: attrs // { shell = true; };
-    nix = "nix"; neovim = "neovim"; emacs-nox = "emacs-nox"; nodejs_20 = "nodejs_20"; pre-commit = "pre-commit"; ruff = "ruff";
+    nix = "nix"; neovim = "neovim"; emacs-nox = "emacs-nox"; nodejs_20 = "nodejs_20"; pre-commit = "pre-commit"; ruff = "ruff"; mypy = "mypy";
   };
   nixpkgs = {
     inherit lib;

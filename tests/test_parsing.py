@@ -10,7 +10,6 @@ from cudalint.lint.engine import lint
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.parsing import parse, syntax_problems
 from cudalint.nix.source import SourceFile
-
 from nix_oracle import nix_accepts, nix_parser, nix_verdicts
 
 TOLERATED = [

@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cudalint.knowledge import catalog
 from cudalint.lint.engine import SYNTAX_ERROR, lint, may_find
 from cudalint.lint.registry import all_rules
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
-
 from snapshots import fixture_target
 
 REPO = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cudalint.knowledge import reference
-from tests.requirements import require_executable, require_shared
+from requirements import require_executable, require_shared
 
 REPO = Path(__file__).resolve().parents[1]
 EXPORT = REPO / "cudalint" / "knowledge" / "data" / "reference.json"

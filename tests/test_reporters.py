@@ -8,17 +8,16 @@ import re
 
 import pytest
 
-from cudalint.frontend.reporters import ReportOptions, FORMATS, get_reporter
+from cudalint.frontend.reporters import FORMATS, ReportOptions, get_reporter
 from cudalint.frontend.reporters.github import escape_data, escape_property
 from cudalint.frontend.reporters.statistics import write_statistics
 from cudalint.frontend.reporters.text import expand_line
+from cudalint.knowledge import reference, sizes
 from cudalint.lint.engine import lint
 from cudalint.lint.fixing import apply_edits
 from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Severity
 from cudalint.lint.results import FileResult, ReportedTarget
 from cudalint.nix.source import SourceFile
-
-from cudalint.knowledge import reference, sizes
 from samples import SETTINGS, TOOLKIT, checked
 
 # The toolkit fix's title and the summary's size note, as cudalint/knowledge/sizes.py words them (the

@@ -24,7 +24,6 @@ from cudalint.lint.engine import lint
 from cudalint.lint.registry import known_codes
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
-
 from requirements import require_executable, require_shared
 
 DATA = Path(__file__).parent / "review_requests"

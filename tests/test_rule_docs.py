@@ -10,7 +10,6 @@ from cudalint.lint.engine import lint
 from cudalint.lint.model import Applicability, Severity
 from cudalint.lint.registry import all_rules
 from cudalint.nix.source import SourceFile
-
 from snapshots import settings_for
 
 RULES = all_rules()

@@ -17,7 +17,6 @@ from cudalint.lint.model import Applicability, Diagnostic, FixAvailability
 from cudalint.lint.registry import all_rules
 from cudalint.nix.parsing import parse, syntax_problems
 from cudalint.nix.source import SourceFile
-
 from snapshots import FIXTURES, UPDATE, fixture_target, render, settings_for, snapshot_path
 
 RULES = all_rules()

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from cudalint.frontend import ruledocs
-from cudalint.lint.registry import all_rules, rule_by_code
 from cudalint.frontend.ruledocs import (
     END_MARKER,
     START_MARKER,
@@ -18,6 +17,7 @@ from cudalint.frontend.ruledocs import (
     render_rule_list,
     rules_markdown_table,
 )
+from cudalint.lint.registry import all_rules, rule_by_code
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

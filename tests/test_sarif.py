@@ -19,9 +19,7 @@ from cudalint.lint.registry import all_rules
 from cudalint.lint.results import FileResult
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
-
 from samples import checked
-
 
 # CUDA901 (safe fix), CUDA001 (unsafe fix with two edits) after an astral character, which is
 # one character but two UTF-16 code units.
@@ -154,7 +152,7 @@ def test_multiline_region() -> None:
 def _utf16_offset(text: str, line: int, column: int) -> int:
     """Character offset of a 1-based (line, UTF-16 column) position."""
     lines = [part + "\n" for part in text.split("\n")]  # lines as SourceFile counts them (LF only)
-    before = sum(len(l) for l in lines[: line - 1])
+    before = sum(len(previous) for previous in lines[: line - 1])
     units = lines[line - 1].encode("utf-16-le")[: (column - 1) * 2].decode("utf-16-le")
     return before + len(units)
 

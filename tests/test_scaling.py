@@ -17,7 +17,6 @@ from cudalint.lint.settings import LintSettings
 from cudalint.nix import syntax
 from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
-
 from nix_generator import dense_list
 
 

@@ -19,8 +19,8 @@ import os
 import stat
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from cudalint import __version__
 
@@ -98,11 +98,30 @@ def build_parser() -> argparse.ArgumentParser:
     fixing.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false", help="never apply unsafe fixes (overrides the configuration)")
     fixing.add_argument("--diff", action="store_true", help="print a unified diff of what --fix would change; write nothing")
     rules = check.add_argument_group("rule selection")
-    rules.add_argument("--select", action="append", type=_selector_list, metavar="CODES", help="only these rules (codes or prefixes, comma-separated; ALL for every rule); replaces the configuration's selection")
+    rules.add_argument(
+        "--select",
+        action="append",
+        type=_selector_list,
+        metavar="CODES",
+        help="only these rules (codes or prefixes, comma-separated; ALL for every rule); replaces the configuration's selection",
+    )
     rules.add_argument("--extend-select", action="append", type=_selector_list, metavar="CODES", help="rules to enable on top of the selection")
     rules.add_argument("--ignore", action="append", type=_selector_list, metavar="CODES", help="rules to disable")
-    rules.add_argument("--nixpkgs", metavar="TARGET", help='target nixpkgs: a NixOS release ("24.05", "nixos-24.05", "nixpkgs-24.05-darwin"), "unstable" ("nixos-unstable", "master") or a date ("2024-06-30"); default: the nixpkgs the files pin (flake.lock, flake.nix, fetchTarball, niv/npins), else the newest')
-    rules.add_argument("--cuda", action="append", type=_selector_list, metavar="RELEASES", help='target CUDA releases, comma-separated ("12.8,13.0"); default: the one the target nixpkgs\' cudaPackages points at')
+    rules.add_argument(
+        "--nixpkgs",
+        metavar="TARGET",
+        help=(
+            'target nixpkgs: a NixOS release ("24.05", "nixos-24.05", "nixpkgs-24.05-darwin"), "unstable" ("nixos-unstable", "master") or a date ("2024-06-30"); '
+            "default: the nixpkgs the files pin (flake.lock, flake.nix, fetchTarball, niv/npins), else the newest"
+        ),
+    )
+    rules.add_argument(
+        "--cuda",
+        action="append",
+        type=_selector_list,
+        metavar="RELEASES",
+        help='target CUDA releases, comma-separated ("12.8,13.0"); default: the one the target nixpkgs\' cudaPackages points at',
+    )
     config = check.add_argument_group("configuration")
     config.add_argument("--config", metavar="FILE", help="use this configuration file for every file (no discovery)")
     config.add_argument("--isolated", action="store_true", help="ignore all configuration files")

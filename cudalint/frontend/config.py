@@ -15,16 +15,16 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Iterable, Sequence
 
-from cudalint.frontend.files import GlobPattern, IgnoreFile, Listings, DEFAULT_MAX_FILE_SIZE, is_ignored
+from cudalint.frontend.files import DEFAULT_MAX_FILE_SIZE, GlobPattern, IgnoreFile, Listings, is_ignored
 from cudalint.knowledge import pins
-from cudalint.knowledge.pins import Pin, NEWEST
-from cudalint.knowledge.targets import TargetError, ACCEPTED, normalize
+from cudalint.knowledge.pins import NEWEST, Pin
+from cudalint.knowledge.targets import ACCEPTED, TargetError, normalize
 from cudalint.lint.registry import known_codes, resolve_selector
-from cudalint.lint.settings import LintSettings, DEFAULT_TIME_BUDGET
+from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
 
 CONFIG_NAMES = ("cudalint.toml", ".cudalint.toml")
 PYPROJECT = "pyproject.toml"
@@ -245,7 +245,8 @@ def validate_cuda(value: Any, where: str, key: str) -> tuple[str, ...]:
     known = load_reference().releases
     for release in releases:
         if release.strip() not in known:
-            raise ConfigError(where, f"`{key}`: cudalint's reference set has no CUDA {release.strip()} (it knows {known[0]} .. {known[-1]}, without {_gaps(known)}){did_you_mean(release.strip(), known)}")
+            known_releases = f"it knows {known[0]} .. {known[-1]}, without {_gaps(known)}"
+            raise ConfigError(where, f"`{key}`: cudalint's reference set has no CUDA {release.strip()} ({known_releases}){did_you_mean(release.strip(), known)}")
     return tuple(r.strip() for r in releases)
 
 

@@ -16,9 +16,9 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from collections.abc import Callable, Iterable, Iterator
 
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
@@ -424,7 +424,7 @@ class Walker:
         repository holding it (none when it is not in a repository), plus `.git/info/exclude`."""
         if not self.respect_gitignore:
             return ()
-        chain = []
+        chain: list[str] = []
         current = directory
         while True:
             parent = os.path.dirname(current)

@@ -20,8 +20,8 @@ import bisect
 import os
 import re
 import subprocess
-from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from cudalint.lint.model import Diagnostic, Edit
 from cudalint.nix.source import SourceFile

@@ -14,8 +14,8 @@ import itertools
 import os
 import re
 import traceback
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from cudalint.frontend import files
 from cudalint.frontend.config import FileSettings

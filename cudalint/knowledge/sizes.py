@@ -12,9 +12,9 @@ still the runfile installer its size is unknown and the figure gives the "after"
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from collections.abc import Iterable
 
 if TYPE_CHECKING:
     from cudalint.knowledge.reference import ReferenceSet, ReleaseFacts, Target

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from collections.abc import Callable, Iterable
 
 if TYPE_CHECKING:
     import tree_sitter

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from functools import lru_cache, cache
+from functools import cache, lru_cache
 
 from cudalint.lint.model import Rule
 

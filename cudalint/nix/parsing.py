@@ -232,7 +232,7 @@ def _insert_bindings(target: dict, binding_set: tree_sitter.Node, found: dict, r
             names = [_name(c) for c in components]
             if not names or any(n is None for n in names):
                 continue
-            _insert_path(target, names, binding, found, report, depth)  # type: ignore[arg-type]
+            _insert_path(target, names, binding, found, report, depth)
 
 
 def _insert_path(target: dict, names: list[str], binding: tree_sitter.Node, found: dict, report: bool, depth: int) -> None:

@@ -9,9 +9,9 @@ evaluated, which builder call it is an argument of, and what a name resolves to 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Callable, Iterator
 
 from tree_sitter import Node, Tree
 
@@ -599,10 +599,10 @@ class Semantic:
         for index, name in enumerate(names[:-1]):
             if catalog.is_package_set_name(name) and names[index + 1] is not None:
                 output = names[index + 2] if len(names) > index + 2 else None
-                return CudaRef(names[index + 1], output, name, "select", whole, components[index + 1])  # type: ignore[arg-type]
+                return CudaRef(names[index + 1], output, name, "select", whole, components[index + 1])
         # pkgs.cudatoolkit, pkgs.cudatoolkit.lib
         if names and catalog.is_runfile_toolkit(names[0]) and unparen(base) is not None and unparen(base).type == "variable_expression":
-            return CudaRef(names[0], names[1] if len(names) > 1 else None, None, "toplevel", whole, components[0])  # type: ignore[arg-type]
+            return CudaRef(names[0], names[1] if len(names) > 1 else None, None, "toplevel", whole, components[0])
         # cuda_nvcc.dev where cuda_nvcc itself is a package
         package = self.cuda_ref(base, depth + 1)
         if package is not None and package.output is None and names and names[0] is not None:

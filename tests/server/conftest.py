@@ -7,7 +7,7 @@ from pytest_lsp import LanguageClient
 # The shared LSP test helpers (lsp_editor.py) live next to the tests.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from lsp_editor import CLIENTS, SERVER, start  # noqa: E402
+from lsp_editor import CLIENTS, SERVER, start
 
 
 @pytest_lsp.fixture(config=SERVER, params=CLIENTS)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 
 from lsprotocol import types
-from lsp_editor import PATIENCE
 
 from cudalint.knowledge import reference, sizes
 from cudalint.lint.registry import rule_by_code
 from cudalint.lint.settings import LintSettings
+from lsp_editor import PATIENCE
 
 SAMPLE = """\
 { stdenv, cudaPackages, cudatoolkit }:

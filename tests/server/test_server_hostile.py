@@ -19,9 +19,8 @@ import pytest
 from cudalint.lint.engine import lint
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
-
 from lsp_editor import PATIENCE
-from tests.lsp_framing import read_messages, write_body
+from lsp_framing import read_messages, write_body
 
 FINDING = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n}\n"
 METHOD_NOT_FOUND = -32601

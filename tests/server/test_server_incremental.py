@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient

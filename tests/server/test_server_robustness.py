@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from lsp_editor import PATIENCE, start
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from cudalint.lint.engine import lint
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
+from lsp_editor import PATIENCE, start
 
 FAULTY = ClientServerConfig(server_command=[sys.executable, str(Path(__file__).with_name("faulty_server.py"))])
 BROKEN = """\

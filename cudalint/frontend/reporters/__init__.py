@@ -10,9 +10,9 @@ SARIF notifications, GitHub annotations), never as findings, and `FileResult.dif
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
-from collections.abc import Callable, Iterator
 
 from cudalint.lint.model import Applicability, Diagnostic, Rule
 from cudalint.lint.results import FileResult, ReportedTarget
