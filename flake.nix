@@ -45,6 +45,7 @@
             pkgs.nodejs_20
             pkgs.pre-commit
             pkgs.ruff
+            pkgs.mypy
           ];
         };
       });
