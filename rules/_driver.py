@@ -26,15 +26,7 @@ from cudalint.lint.model import Edit
 from cudalint.nix.places import Place
 from cudalint.nix.semantic import GETTERS, SEARCH_PATH_FUNCTIONS, Semantic
 from cudalint.nix.shell import MASK, ShellText
-from cudalint.nix.syntax import (
-    STRING_TYPES,
-    attrpath_names,
-    dotted_name,
-    flatten_apply,
-    last_name,
-    text,
-    unparen,
-)
+from cudalint.nix.syntax import STRING_TYPES, attrpath_names, dotted_name, flatten_apply, last_name, text, unparen
 
 LD = "LD_LIBRARY_PATH"
 

@@ -99,36 +99,11 @@ from tree_sitter import Node
 from cudalint.knowledge import targets
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import (
-    Applicability,
-    Edit,
-    Fix,
-    FixAvailability,
-    Rule,
-    Severity,
-)
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.nix.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.nix.shell import Command, ShellText, Word
-from cudalint.nix.syntax import (
-    ATTRSET_TYPES,
-    attrpath_names,
-    binding_value,
-    string_literal,
-    text,
-)
-from cudalint.rules._driver import (
-    CUDA,
-    DRIVER,
-    LD,
-    LINK,
-    OTHER,
-    SELF_REFERENCE,
-    classify_expression,
-    classify_shell_word,
-    describe,
-    fixable_call,
-    spell_toplevel,
-)
+from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
+from cudalint.rules._driver import CUDA, DRIVER, LD, LINK, OTHER, SELF_REFERENCE, classify_expression, classify_shell_word, describe, fixable_call, spell_toplevel
 
 RULE = Rule(
     code="CUDA101",
