@@ -51,6 +51,12 @@ def test_comments_are_the_shells() -> None:
     assert [line.code.strip() for line in shell.lines()] == [b"''", b"echo 'a # not a comment'", b"", b"echo a#b", b"''"]
 
 
+def test_the_scripts_heredocs_write_are_read_too() -> None:
+    shell, source = _shell("    cat > $out/bin/run <<EOF\n    #!/bin/sh\n    export LD_LIBRARY_PATH=${cuda}/lib\n    EOF\n")
+    assert [c.name for c in shell.commands()] == [b"cat", b"export"]
+    assert [source.data[a:b] for a, b in shell.comments()] == [b"#!/bin/sh"]
+
+
 def test_loops_and_statements() -> None:
     shell, _ = _shell("    find $out -name '*.so' | while read f; do\n      addDriverRunpath \"$f\"\n    done\n    for f in a b; do :; done < /dev/null\n")
     assert [s.type for s in shell.statements()] == ["pipeline", "redirected_statement"]

@@ -5,8 +5,9 @@ A `ShellText` keeps absolute byte offsets. The shell parser reads the string's b
 and the string's delimiters by blanks, so each node of the shell tree spans the same bytes as in
 the Nix source. Rules ask for what they need instead of tokenizing again:
 
-- `commands()`: the simple commands (`cmd args`, `export X=...`, `X=1 cmd`, a lone `X=1`), each
-  with its words (`Word`: span and masked bytes, interpolations masked by 0x01);
+- `commands()`: the simple commands (`cmd args`, `export X=...`, `X=1 cmd`, a lone `X=1`, also
+  those of the scripts heredocs write), each with its words (`Word`: span and masked bytes,
+  interpolations masked by 0x01);
 - `statements()`: the statements of the script, each with the statements nested in its bodies;
 - `lines()` / `line_at()`: logical lines (backslash continuations joined) with the shell comment
   cut off (`# export LD_LIBRARY_PATH=...` never runs), for rules matching a pattern on a line;
@@ -119,6 +120,8 @@ class ShellText:
         self.content_start = children[0].end_byte if len(children) >= 2 else end
         self.content_end = children[-1].start_byte if len(children) >= 2 else end
         self._tree: Tree | None = None
+        self._text = b""
+        self._roots_found: list[Node] | None = None
         self._lines: list[ShellLine] | None = None
         self._line_starts: list[int] = []
         self._comments: list[tuple[int, int]] | None = None
@@ -143,7 +146,22 @@ class ShellText:
                     keep = 0 if text[b - 1 : b] == b"'" else 1
                     text[a : b - keep] = bytes([_PLACEHOLDER]) * (b - keep - a)
             self._tree = Parser(_language()).parse(bytes(text))  # a parser per parse: the server lints in a thread
+            self._text = bytes(text)
         return self._tree
+
+    def _roots(self) -> list[Node]:
+        """The script's tree, and the scripts its heredocs write (`cat > $out/bin/x <<EOF`),
+        parsed alone with the same offsets."""
+        if self._roots_found is None:
+            root = self.tree.root_node
+            bodies = [n for n in _walk(root) if n.type == "heredoc_body"]
+            self._roots_found = [root]
+            if bodies:
+                text = bytearray(re.sub(rb"[^\n]", b" ", self._text))
+                for body in bodies:
+                    text[body.start_byte : body.end_byte] = self._text[body.start_byte : body.end_byte]
+                self._roots_found.append(Parser(_language()).parse(bytes(text)).root_node)
+        return self._roots_found
 
     def absolute(self, node: Node) -> tuple[int, int]:
         return self.offset + node.start_byte, self.offset + node.end_byte
@@ -160,8 +178,8 @@ class ShellText:
     def commands(self) -> list[Command]:
         """The simple commands of the script, in text order."""
         if self._commands is None:
-            commands = (self._command(n) for n in _walk(self.tree.root_node) if _is_simple_command(n))
-            self._commands = [c for c in commands if c.words]  # not an empty array `()`
+            commands = (self._command(n) for root in self._roots() for n in _walk(root) if _is_simple_command(n))
+            self._commands = sorted((c for c in commands if c.words), key=lambda c: c.words[0].start)  # not an empty array `()`
         return self._commands
 
     def commands_in(self, node: Node) -> list[Command]:
@@ -214,7 +232,7 @@ class ShellText:
     def comments(self) -> list[tuple[int, int]]:
         """Spans of the shell comments (absolute). A string without `#` is not parsed for them."""
         if self._comments is None:
-            self._comments = [self.absolute(n) for n in _walk(self.tree.root_node) if n.type == "comment"] if b"#" in self.masked else []
+            self._comments = sorted(self.absolute(n) for root in self._roots() for n in _walk(root) if n.type == "comment") if b"#" in self.masked else []
         return self._comments
 
     def _split_lines(self) -> Iterator[ShellLine]:
