@@ -69,7 +69,7 @@ def remove_shell(shell: ShellText, start: int, end: int) -> Edit:
     too), else with an adjacent `;` or a following `&&`, or alone at the top of the script. Where
     deleting would leave a pipeline, a list or a block without its command (`a && cmd`,
     `cmd | b`, `then cmd; fi`), `:` takes its place."""
-    command = next((c for c in reversed(shell.commands()) if c.words[0].start <= start and end <= c.words[-1].end), None)
+    command = shell.command_holding(start, end)
     if command is not None and (command.node.type == "array" or (command.words[0].start, command.words[-1].end) != (start, end)):
         if command.node.type == "array" and (lines := _shell_lines(shell, start, end, comment=False)) is not None:
             return lines

@@ -126,6 +126,7 @@ class ShellText:
         self._line_starts: list[int] = []
         self._comments: list[tuple[int, int]] | None = None
         self._commands: list[Command] | None = None
+        self._by_node: dict[tuple[int, int, str], Command] = {}
 
     # ----- the shell tree ---------------------------------------------------------------------
 
@@ -180,6 +181,7 @@ class ShellText:
         if self._commands is None:
             commands = (self._command(n) for root in self._roots() for n in _walk(root) if _is_simple_command(n))
             self._commands = sorted((c for c in commands if c.words), key=lambda c: c.words[0].start)  # not an empty array `()`
+            self._by_node = {(c.node.start_byte, c.node.end_byte, c.node.type): c for c in self._commands}
         return self._commands
 
     def commands_in(self, node: Node) -> list[Command]:
@@ -188,8 +190,19 @@ class ShellText:
 
     def command_at(self, offset: int) -> Command | None:
         """The innermost simple command holding the absolute byte `offset`."""
-        holding = [c for c in self.commands() if c.node.start_byte <= offset - self.offset < c.node.end_byte]
-        return holding[-1] if holding else None
+        return self.command_holding(offset, offset + 1)
+
+    def command_holding(self, start: int, end: int) -> Command | None:
+        """The innermost simple command whose words hold the absolute span [start, end)."""
+        self.commands()
+        for root in self._roots():
+            node: Node | None = root.descendant_for_byte_range(start - self.offset, max(start, end - 1) - self.offset)
+            while node is not None:
+                command = self._by_node.get((node.start_byte, node.end_byte, node.type))
+                if command is not None and command.words[0].start <= start and end <= command.words[-1].end:
+                    return command
+                node = node.parent
+        return None
 
     def _command(self, node: Node) -> Command:
         words: list[Word] = []
