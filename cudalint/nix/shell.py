@@ -127,6 +127,7 @@ class ShellText:
         self._comments: list[tuple[int, int]] | None = None
         self._commands: list[Command] | None = None
         self._by_node: dict[tuple[int, int, str], Command] = {}
+        self._command_starts: list[int] = []
 
     # ----- the shell tree ---------------------------------------------------------------------
 
@@ -181,12 +182,17 @@ class ShellText:
         if self._commands is None:
             commands = (self._command(n) for root in self._roots() for n in _walk(root) if _is_simple_command(n))
             self._commands = sorted((c for c in commands if c.words), key=lambda c: c.words[0].start)  # not an empty array `()`
+            self._command_starts = [c.words[0].start for c in self._commands]
             self._by_node = {(c.node.start_byte, c.node.end_byte, c.node.type): c for c in self._commands}
         return self._commands
 
     def commands_in(self, node: Node) -> list[Command]:
         """The simple commands inside a shell node (the node itself included)."""
-        return [c for c in self.commands() if node.start_byte <= c.node.start_byte and c.node.end_byte <= node.end_byte]
+        commands = self.commands()
+        start, end = self.absolute(node)
+        first = bisect.bisect_left(self._command_starts, start)
+        last = bisect.bisect_left(self._command_starts, end)
+        return [c for c in commands[first:last] if c.node.end_byte <= node.end_byte]
 
     def command_at(self, offset: int) -> Command | None:
         """The innermost simple command holding the absolute byte `offset`."""
@@ -266,7 +272,8 @@ class ShellText:
                 end = newline
                 break
             start = self.offset + position
-            comment = next((a for a, _ in comments if start <= a < self.offset + end), None)
+            index = self._comment_from(start)
+            comment = comments[index][0] if index < len(comments) and comments[index][0] < self.offset + end else None
             code = data[position:end] if comment is None else data[position : comment - self.offset]
             yield ShellLine(start, self.offset + end, code, comment)
             position = end + 1
@@ -280,7 +287,12 @@ class ShellText:
                 yield line, match
 
     def in_comment(self, offset: int) -> bool:
-        return any(a <= offset < b for a, b in self.comments())
+        comment = self._comment_from(offset + 1) - 1  # the last comment starting at or before `offset`
+        return comment >= 0 and offset < self.comments()[comment][1]
+
+    def _comment_from(self, offset: int) -> int:
+        """The index of the first comment starting at or after the absolute `offset`."""
+        return bisect.bisect_left(self.comments(), (offset, -1))
 
     # ----- interpolations -----------------------------------------------------------------------
 
