@@ -60,8 +60,6 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
-from cudalint.rules._cuda_switch import file_switch, guard_fix, is_guarded
-from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS
 from tree_sitter import Node
 
 from cudalint.knowledge import catalog
@@ -74,6 +72,8 @@ from cudalint.nix.syntax import (
     text,
     unparen,
 )
+from cudalint.rules._cuda_switch import file_switch, guard_fix, is_guarded
+from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS
 
 RULE = Rule(
     code="CUDA304",

@@ -91,7 +91,6 @@ from cudalint.nix.syntax import (
     text,
     unparen,
 )
-
 from cudalint.rules._cuda_switch import SWITCH, asserted_condition, conjuncts, mentions_switch, operator
 
 RULE = Rule(
