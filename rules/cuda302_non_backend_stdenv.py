@@ -98,11 +98,10 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.lint import edits
 from cudalint.knowledge import targets
+from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.rules._cuda_compilation import PYTHON_BUILDERS, compiles_device_code, contains, derivation_call, nvcc_sources
 from cudalint.nix.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
@@ -115,6 +114,7 @@ from cudalint.nix.syntax import (
     text,
     unparen,
 )
+from cudalint.rules._cuda_compilation import PYTHON_BUILDERS, compiles_device_code, contains, derivation_call, nvcc_sources
 
 RULE = Rule(
     code="CUDA302",

@@ -99,6 +99,7 @@ from tree_sitter import Node
 from cudalint.knowledge import targets
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import attrpath_names, last_name, text
 from cudalint.rules._cuda_compilation import (
     TORCH,
     builder_label,
@@ -111,7 +112,6 @@ from cudalint.rules._cuda_compilation import (
     reachable,
     repackages,
 )
-from cudalint.nix.syntax import attrpath_names, last_name, text
 
 RULE = Rule(
     code="CUDA309",
