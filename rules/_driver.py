@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from cudalint.knowledge import catalog, targets
+from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Edit
@@ -397,7 +397,7 @@ def in_shell_message(shell: ShellText | None, offset: int) -> bool:
 
 def driver_runpath_name(ctx: Context) -> str:
     """The target's name of the package whose `driverLink` is the driver directory."""
-    return "addDriverRunpath" if targets.includes(ctx.settings.nixpkgs, _DRIVER_RUNPATH_SINCE) else "addOpenGLRunpath"
+    return "addDriverRunpath" if ctx.target.includes(_DRIVER_RUNPATH_SINCE) else "addOpenGLRunpath"
 
 
 # signs that 32-bit software is built or run here (where `/run/opengl-driver-32` is right): nixpkgs'

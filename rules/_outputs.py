@@ -19,10 +19,11 @@ from cudalint.nix.semantic import Call, InputSite
 # else (`version`, `name`, `override`, `passthru`, `all`, ...) is an ordinary attribute.
 OUTPUT_LIKE = frozenset({"man", "info", "devdoc", "debug", "cxxdev", "examples"})
 
-# Getters every nixpkgs era's `lib` has; other outputs go through `lib.getOutput "name"`.
-GETTERS = {"dev": "getDev", "lib": "getLib", "bin": "getBin"}
+# Output -> the getter every nixpkgs era's `lib` has for it (semantic.GETTERS maps getter -> output);
+# other outputs go through `lib.getOutput "name"`.
+GETTER_OF_OUTPUT = {"dev": "getDev", "lib": "getLib", "bin": "getBin"}
 # Getters that only the split-redist era's `lib` has.
-SPLIT_REDIST_GETTERS = {"include": "getInclude", "static": "getStatic"}
+SPLIT_REDIST_GETTER_OF_OUTPUT = {"include": "getInclude", "static": "getStatic"}
 
 
 def is_output_name(name: str | None, ctx: Context) -> bool:
@@ -50,9 +51,9 @@ def in_every(outputs: list[tuple[str, ...]], output: str) -> bool:
 
 def getter(ctx: Context, output: str) -> str:
     """The `lib` function selecting `output` on the target: `getDev`, or `getOutput "stubs"`."""
-    name = GETTERS.get(output)
+    name = GETTER_OF_OUTPUT.get(output)
     if name is None and ctx.target.era.id == "split-redist":
-        name = SPLIT_REDIST_GETTERS.get(output)
+        name = SPLIT_REDIST_GETTER_OF_OUTPUT.get(output)
     return name if name is not None else f'getOutput "{output}"'
 
 

@@ -110,7 +110,8 @@ from cudalint.knowledge import catalog, sizes
 from cudalint.knowledge.reference import Target
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.places import DERIVATION_BUILDERS, SHELL_BUILDERS
 from cudalint.nix.semantic import CudaRef, InputSite
 from cudalint.nix.source import SourceFile

@@ -63,7 +63,8 @@ import re
 from tree_sitter import Node
 
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import identifier_name, text
 
 RULE = Rule(

@@ -62,7 +62,8 @@ from tree_sitter import Node
 from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import NameBinding
 from cudalint.nix.syntax import bindings_of, descendants, dotted_name, identifier_name, node_key, text, unparen
 

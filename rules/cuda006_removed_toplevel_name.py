@@ -65,10 +65,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import catalog, targets
+from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import identifier_name, text, unparen
 
 RULE = Rule(
@@ -207,7 +208,7 @@ def _report(ctx: Context, where: Node, name: str, scope: str, replaceable: bool)
     replacement = change.replacement
     gone = _replacement_gone(ctx, replacement)
     if change.throws_on(nixpkgs):
-        head = f"`{name}` does not evaluate on {targets.describe(nixpkgs)} (removed {change.throws_from})"
+        head = f"`{name}` does not evaluate on {ctx.target.nixpkgs_name()} (removed {change.throws_from})"
         severity = Severity.ERROR
     elif change.throws_from:
         head = f"`{name}` is deprecated: it warns since {change.since} and is removed on {change.throws_from}"

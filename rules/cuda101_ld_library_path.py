@@ -96,10 +96,10 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import targets
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.nix.shell import Command, ShellText, Word
 from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
@@ -381,7 +381,7 @@ def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: s
 
 def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[Edit]) -> Fix | None:
     fixable = fixable_call(place)
-    if fixable is None or OTHER in classes or not removal or not targets.includes(ctx.settings.nixpkgs, _HOOK_SINCE):
+    if fixable is None or OTHER in classes or not removal or not ctx.target.includes(_HOOK_SINCE):
         return None  # something else on the path would be lost with the entry
     call_node, builder = fixable
     call = ctx.semantic.enclosing_call(at)

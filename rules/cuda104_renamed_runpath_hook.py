@@ -63,10 +63,12 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import catalog, targets
+from cudalint.knowledge import catalog
+from cudalint.knowledge.targets import TargetError
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import ATTRSET_TYPES, STRING_TYPES, attrpath_names, bindings_of, descendants, identifier_name, last_name, node_key, text, unparen
 from cudalint.rules._runpath_hooks import MOVED_TO_TOPLEVEL, RENAMED, formals_isolation, hook_reference
 
@@ -89,8 +91,7 @@ _SHELL_OLD = re.compile(rb"(?<![\w./@-])(addOpenGLRunpath|autoAddOpenGLRunpathHo
 
 @RULE
 def check(node: Node, ctx: Context) -> None:
-    target = _target(ctx)
-    if not targets.includes(target, NEW_NAMES_SINCE):
+    if not _target_includes(ctx, NEW_NAMES_SINCE):
         return
     kind = node.type
     if kind == "formal":
@@ -107,21 +108,20 @@ def check(node: Node, ctx: Context) -> None:
         _check_shell(node, ctx)
 
 
-def _target(ctx: Context) -> str | None:
+def _target_includes(ctx: Context, change_date: str) -> bool:
+    """Whether the target nixpkgs has the change; a target that does not parse counts as the newest."""
     try:
-        targets.target_date(ctx.settings.nixpkgs)
-    except targets.TargetError:
-        return None
-    return ctx.settings.nixpkgs
+        return ctx.target.includes(change_date)
+    except TargetError:
+        return True
 
 
 def _status(old: str, ctx: Context) -> tuple[Severity, str]:
     """Severity, and a clause saying how the target treats the old name."""
-    target = _target(ctx)
     if old == OLD_FLAG:
         return Severity.WARNING, " (deprecated)"
     since = ctx.reference.deprecation(old).throws_from  # when the alias became a throw (reference set)
-    if targets.includes(target, since):
+    if _target_includes(ctx, since):
         if old == "autoAddCudaCompatRunpathHook":
             return Severity.ERROR, " without an alias (it does not exist)"
         return Severity.ERROR, f" (throws since {since})"

@@ -70,7 +70,8 @@ from tree_sitter import Node
 from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.shell import LOOPS, Command, ShellText
 from cudalint.nix.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, outermost_apply, unparen
 from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, DISABLE_FLAGS, DRIVER_HOOKS, elements_of, fixup_runs, formals_isolation, function_calls, hook_reference, replace_element_with, shell_view

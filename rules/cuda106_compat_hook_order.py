@@ -57,7 +57,8 @@ from tree_sitter import Node
 
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, node_key, text
 from cudalint.rules._runpath_hooks import COMPAT_HOOKS, DRIVER_HOOKS, hook_elements, owner_attrset
 

@@ -53,7 +53,8 @@ from tree_sitter import Node
 from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import InputSite
 from cudalint.nix.syntax import last_name, unparen
 from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, COMPAT_HOOKS, DRIVER_HOOKS, elements_of, owner_attrset

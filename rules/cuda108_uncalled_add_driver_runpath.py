@@ -51,7 +51,8 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import last_name, unparen
 from cudalint.rules._runpath_hooks import (
     ADD_FUNCTIONS,

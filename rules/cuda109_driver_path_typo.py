@@ -56,7 +56,8 @@ from tree_sitter import Node
 
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import STRING_TYPES
 from cudalint.rules._driver import (
     driver_runpath_name,

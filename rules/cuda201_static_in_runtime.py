@@ -68,7 +68,8 @@ from tree_sitter import Node
 from cudalint.knowledge import catalog, sizes
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import Call, CudaRef, InputSite
 from cudalint.nix.syntax import attrpath_names, binding_value, flatten_apply, last_name, text
 from cudalint.rules import _outputs

@@ -104,7 +104,8 @@ from tree_sitter import Node
 from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import Call, CudaRef
 from cudalint.nix.syntax import attrpath_names, binding_value, bindings_of, descendants, flatten_apply, string_literal, text, unparen
 from cudalint.rules import _outputs

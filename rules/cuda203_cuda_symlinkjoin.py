@@ -66,7 +66,8 @@ from tree_sitter import Node
 
 from cudalint.knowledge import catalog, sizes
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
 from cudalint.nix.syntax import attrpath_names, binding_value, flatten_apply, identifier_name, last_name, unparen
 

@@ -98,10 +98,11 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import targets
+from cudalint.knowledge.reference import Target
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import (
     ATTRSET_TYPES,
     attrpath_names,
@@ -148,13 +149,13 @@ def check(apply: Node, ctx: Context) -> None:
     function, attrset = call
     if ctx.place(attrset).is_shell:
         return  # a nix-shell environment (no source, no phases) compiles nothing itself
-    if _pins_its_compiler(ctx.settings.nixpkgs):
+    if _pins_its_compiler(ctx.target):
         return
     sources = nvcc_sources(attrset, ctx)
     if not sources:
         return
     kinds = {k for k, _ in sources}
-    if "redist" in kinds and targets.includes(ctx.settings.nixpkgs, HOOK_DATE):
+    if "redist" in kinds and ctx.target.includes(HOOK_DATE):
         return  # the hook exports nvcc's host compiler for the whole build, toolkit's nvcc too
     if not compiles_device_code(attrset, function, ctx) or _picks_host_compiler(attrset, ctx):
         return
@@ -181,9 +182,9 @@ def check(apply: Node, ctx: Context) -> None:
     ctx.report(function, f"`{called}` compiles CUDA with {reason}: {advice}", fixes=fixes)
 
 
-def _pins_its_compiler(nixpkgs: str | None) -> bool:
+def _pins_its_compiler(target: Target) -> bool:
     """From PR #465329 every nvcc of the package set is `cuda_nvcc`'s, which pins its compiler."""
-    return (nixpkgs or "").strip() in PINNED_RELEASES or targets.includes(nixpkgs, PINNED_DATE)
+    return (target.nixpkgs or "").strip() in PINNED_RELEASES or target.includes(PINNED_DATE)
 
 
 def _short(node: Node) -> str:

@@ -68,10 +68,10 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint.knowledge import targets
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
 
 RULE = Rule(
@@ -103,7 +103,7 @@ def check(formal: Node, ctx: Context) -> None:
         return
     if dotted_name(default) in _ACCEPTED or _follows_dependency(default, ctx) or not _is_package_function(formal, ctx):
         return
-    declared = targets.includes(ctx.settings.nixpkgs, DECLARED_DATE)
+    declared = ctx.target.includes(DECLARED_DATE)
     redundant = _or_false(default)
     if redundant is not None:
         if declared:

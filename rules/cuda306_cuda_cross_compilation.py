@@ -53,7 +53,8 @@ from tree_sitter import Node
 
 from cudalint.knowledge import catalog
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, dotted_name, identifier_name, text, unparen
 
 RULE = Rule(

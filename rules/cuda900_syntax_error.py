@@ -33,7 +33,8 @@ stdenv.mkDerivation {
 - https://nix.dev/manual/nix/stable/language/syntax
 """
 
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 
 RULE = Rule(
     code="CUDA900",

@@ -28,7 +28,8 @@ longer exists. Codes are checked so that a typo (`CUDA11`) does not silently sup
 - https://docs.astral.sh/ruff/rules/unused-noqa/
 """
 
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 
 RULE = Rule(
     code="CUDA901",

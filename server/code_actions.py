@@ -19,7 +19,7 @@ from .diagnostics import lsp_range, to_lsp
 from .suppress import suppression_edit
 
 if TYPE_CHECKING:
-    from .app import CudalintServer
+    from .state import ServerState
     from .documents import Snapshot
 
 FIX_ALL = "source.fixAll.cudalint"
@@ -30,7 +30,7 @@ def _wanted(kind: str, only: list[str] | None) -> bool:
     return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
 
-def workspace_edit(server: CudalintServer, snapshot: Snapshot, edits: list[Edit]) -> types.WorkspaceEdit:
+def workspace_edit(server: ServerState, snapshot: Snapshot, edits: list[Edit]) -> types.WorkspaceEdit:
     text_edits = [types.TextEdit(range=lsp_range(snapshot.source, e.start, e.end), new_text=e.content) for e in sorted(edits)]
     workspace = server.client_capabilities.workspace
     edit_capability = workspace.workspace_edit if workspace is not None else None
@@ -61,7 +61,7 @@ def _requested(snapshot: Snapshot, params: types.CodeActionParams, diagnostics: 
     return [d for d in diagnostics if _overlaps(d, start, end) or (d.code, d.start, d.end) in sent]
 
 
-def code_actions(server: CudalintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+def code_actions(server: ServerState, params: types.CodeActionParams) -> list[types.CodeAction]:
     snapshot = server.documents.get(params.text_document.uri)
     if snapshot is None:
         return []
@@ -107,7 +107,7 @@ def code_actions(server: CudalintServer, params: types.CodeActionParams) -> list
     return actions
 
 
-def fix_all_action(server: CudalintServer, snapshot: Snapshot, result) -> types.CodeAction | None:
+def fix_all_action(server: ServerState, snapshot: Snapshot, result) -> types.CodeAction | None:
     settings = server.document_settings(snapshot)[0]
     outcome = fix_file(snapshot.source, settings.lint, unsafe=False, first=result)
     if not outcome.changed:

@@ -12,7 +12,7 @@ from lsprotocol import types
 from cudalint.knowledge import catalog
 
 if TYPE_CHECKING:
-    from .app import CudalintServer
+    from .state import ServerState
 
 _NAME = r"[A-Za-z_][\w'-]*"
 # `getOutput "ou|`: the output names
@@ -25,14 +25,12 @@ _PACKAGE = re.compile(r"(?:^|[^\w'-])(?P<set>cudaPackages(?:_\d+)*)\.(?P<prefix>
 _BARE_OUTPUT = re.compile(rf"(?:^|[^\w'.-])(?P<package>{_NAME})\.(?P<prefix>[\w-]*)$")
 
 
-def completion(server: CudalintServer, params: types.CompletionParams) -> types.CompletionList | None:
+def completion(server: ServerState, params: types.CompletionParams) -> types.CompletionList | None:
     snapshot = server.documents.get(params.text_document.uri)
     if snapshot is None:
         return None
-    try:
-        from cudalint.knowledge import reference
-    except ImportError:
-        return None
+    from cudalint.knowledge import reference  # the reference set loads on the first completion, not at start-up
+
     source = snapshot.source
     line = params.position.line
     if line >= source.line_count:

@@ -16,11 +16,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from cudalint.frontend.config import KEYS, Config, ConfigError, FileSettings, Overrides, Resolver, parse_config
+
+if TYPE_CHECKING:
+    from .state import ServerState
 
 SECTION = "cudalint"
 WHERE = "cudalint settings"
@@ -123,7 +126,7 @@ class Settings:
             return False
 
 
-async def fetch(server, notified: Any = None) -> None:
+async def fetch(server: ServerState, notified: Any = None) -> None:
     """Read the editor's settings (`workspace/configuration` when the client answers it, else
     what `didChangeConfiguration` carried) over `initializationOptions`, and apply them."""
     merged: dict[str, Any] = {}

@@ -19,7 +19,7 @@ from cudalint.lint.registry import known_codes, rule_by_code
 from cudalint.nix.source import SourceFile
 
 if TYPE_CHECKING:
-    from .app import CudalintServer
+    from .state import ServerState
     from .documents import Snapshot
 
 SOURCE = "cudalint"
@@ -72,7 +72,7 @@ def client_pulls(capabilities: types.ClientCapabilities) -> bool:
 class Diagnostics:
     """Schedules lints of changed documents and delivers their results."""
 
-    def __init__(self, server: CudalintServer) -> None:
+    def __init__(self, server: ServerState) -> None:
         self.server = server
         self._pending: dict[str, asyncio.Task] = {}
         self._confirming: dict[str, asyncio.Task] = {}

@@ -21,14 +21,14 @@ from cudalint.nix.syntax import last_name, text
 from .diagnostics import lsp_range
 
 if TYPE_CHECKING:
-    from .app import CudalintServer
+    from .state import ServerState
 
 # How far up from the identifier under the cursor a package reference may start
 # (identifier -> attrpath -> select -> getter call -> parentheses).
 _MAX_CLIMB = 5
 
 
-def hover(server: CudalintServer, params: types.HoverParams) -> types.Hover | None:
+def hover(server: ServerState, params: types.HoverParams) -> types.Hover | None:
     snapshot = server.documents.get(params.text_document.uri)
     if snapshot is None:
         return None
@@ -101,10 +101,8 @@ def _inherited_package(identifier: Node) -> str | None:
 
 
 def package_markdown(name: str, settings: LintSettings) -> str | None:
-    try:
-        from cudalint.knowledge import reference
-    except ImportError:
-        return None
+    from cudalint.knowledge import reference  # loads on the first hover over a package, not at start-up
+
     target = reference.target(settings.nixpkgs, settings.cuda)
     info = reference.lookup(name, target)
     if info is None:

@@ -57,7 +57,6 @@ def test_whitespace_inside_each_attribute_changes_nothing_but_positions(path):
     previous = lint(source, SETTINGS)
     assert previous.tree is not None and not previous.syntax_errors
     equals = [n for n in descendants(previous.tree.root_node) if n.type == "="]
-    checked = 0
     for node in equals[:12]:
         new_source, tree = edited(source, node.end_byte, node.end_byte, " ")
         fast = relint(previous, new_source, tree, node.end_byte, node.end_byte, node.end_byte + 1, SETTINGS)
@@ -66,8 +65,6 @@ def test_whitespace_inside_each_attribute_changes_nothing_but_positions(path):
         assert findings(fast) == findings(full), f"space after the `=` at byte {node.end_byte}"
         # a fix computed from the old text of the attribute is dropped, never offered stale
         assert fixes(fast) <= fixes(full), f"space after the `=` at byte {node.end_byte}"
-        checked += 1
-    assert checked or not equals
 
 
 def test_an_edit_inside_an_input_list_is_rechecked_there():

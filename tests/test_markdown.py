@@ -7,6 +7,7 @@ import io
 from cudalint.frontend.reporters import ReportOptions, get_reporter
 from cudalint.frontend.reporters.markdown import MAX_LISTED
 from cudalint.knowledge import sizes
+from cudalint.lint.registry import rule_by_code
 from cudalint.lint.results import FileResult
 from samples import TOOLKIT, checked
 
@@ -25,7 +26,7 @@ def test_counts_per_rule_links_findings_and_sizes() -> None:
     lines = text.splitlines()
     assert lines[0] == "## cudalint"
     assert "**2 findings** in 2 files." in lines
-    url = results[0].diagnostics[0].rule.url
+    url = rule_by_code(results[0].diagnostics[0].code).url
     assert f"| [CUDA001]({url}) `runfile-toolkit` | 2 | `--unsafe-fixes`: 2 |" in lines
     total = sizes.report_total(results)
     assert total is not None and f"Downloads: {total.describe()} (compressed sizes of NVIDIA's redistributable archives, not Nix closure sizes)." in lines

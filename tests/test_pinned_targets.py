@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cudalint.frontend.cli import main
-from cudalint.knowledge import pins, targets
+from cudalint.knowledge import pins, reference
 from cudalint.knowledge.reference import load
 from cudalint.lint.registry import rule_by_code
 from test_config import _flake_lock
@@ -48,7 +48,7 @@ def codes(output: str) -> list[tuple[int, str, str]]:
     ],
 )
 def test_target_names_as_users_write_them(written: str, canonical: str) -> None:
-    assert targets.normalize(written) == canonical
+    assert reference.normalize(written) == canonical
 
 
 @pytest.mark.parametrize("written", ["23.06", "21.03", "14.10", "nixos-stable", "yesterday", "2024-02-30"])
@@ -69,11 +69,11 @@ def test_an_old_target_is_accepted_with_a_note(tmp_path, monkeypatch, capsys) ->
 
 
 def test_every_release_since_1310_has_a_branch_off_and_old_ones_are_judged_by_the_oldest_era() -> None:
-    releases = targets.releases()
+    releases = reference.releases()
     assert {"13.10", "14.04", "14.12", "19.09", "20.03", "20.09", "21.05", "21.11", "22.05", "25.11"} <= set(releases)
-    assert targets.before_modelled("20.09") is not None and "22.05" in targets.before_modelled("20.09")
-    assert targets.before_modelled("2015-01-01") is not None
-    assert targets.before_modelled("22.05") is None and targets.before_modelled("unstable") is None
+    assert reference.before_modelled("20.09") is not None and "22.05" in reference.before_modelled("20.09")
+    assert reference.before_modelled("2015-01-01") is not None
+    assert reference.before_modelled("22.05") is None and reference.before_modelled("unstable") is None
     assert load().era_of("19.09").id == load().eras[0].id
 
 

@@ -508,7 +508,7 @@ def _check(args: argparse.Namespace) -> int:
 def _note_old_targets(results: list[FileResult], stderr: TextIO) -> None:
     """Targets older than the oldest release the reference set models are judged by it: say so once."""
     from cudalint.frontend.reporters import targets as distinct_targets
-    from cudalint.knowledge.targets import before_modelled
+    from cudalint.knowledge.reference import before_modelled
 
     for note in dict.fromkeys(before_modelled(t.nixpkgs) for t in distinct_targets(results)):
         if note:

@@ -22,7 +22,8 @@ from typing import Any
 from cudalint.frontend.files import DEFAULT_MAX_FILE_SIZE, GlobPattern, IgnoreFile, Listings, is_ignored
 from cudalint.knowledge import pins
 from cudalint.knowledge.pins import NEWEST, Pin
-from cudalint.knowledge.targets import ACCEPTED, TargetError, normalize
+from cudalint.knowledge.reference import normalize
+from cudalint.knowledge.targets import ACCEPTED, TargetError
 from cudalint.lint.registry import known_codes, resolve_selector
 from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
 

@@ -15,7 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-from cudalint.lint.model import Applicability, FixAvailability, Rule
+from cudalint.lint.model import Applicability, FixAvailability
+from cudalint.lint.rule import Rule
 from cudalint.lint.registry import all_rules
 
 START_MARKER = "<!-- rules:start -->"

@@ -19,7 +19,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from cudalint.knowledge.targets import TargetError, normalize
+from cudalint.knowledge.reference import normalize
+from cudalint.knowledge.targets import TargetError
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,10 @@ class Deprecation:
 
     def in_effect_on(self, nixpkgs: str | None) -> bool:
         """Whether the target already warns (or throws) on the name."""
-        return targets.includes(nixpkgs, self.since if len(self.since) == 10 else f"{self.since}-28")
+        return includes(nixpkgs, self.since if len(self.since) == 10 else f"{self.since}-28")
 
     def throws_on(self, nixpkgs: str | None) -> bool:
-        return self.throws_from is not None and targets.includes(nixpkgs, self.throws_from)
+        return self.throws_from is not None and includes(nixpkgs, self.throws_from)
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,18 @@ class Target:
     configured: bool  # releases given by the user (`cuda`), not the era's default
 
     def describe(self) -> str:
-        where = targets.describe(self.nixpkgs)
         cuda = ", ".join(self.releases)
-        return f"{where} ({self.era.id} era), CUDA {cuda}"
+        return f"{self.nixpkgs_name()} ({self.era.id} era), CUDA {cuda}"
+
+    # The era questions rules ask (`ctx.target`): what the target nixpkgs contains.
+
+    def includes(self, change_date: str) -> bool:
+        """Whether the target nixpkgs contains a change merged on `change_date` (ISO date)."""
+        return includes(self.nixpkgs, change_date)
+
+    def nixpkgs_name(self) -> str:
+        """"the newest nixpkgs" or "nixpkgs 24.05", for messages."""
+        return describe_nixpkgs(self.nixpkgs)
 
     def how_to_change(self, cuda: bool = True) -> str:
         if not cuda:
@@ -153,7 +162,7 @@ class ReferenceSet:
     # ----- targets -----------------------------------------------------------------------------
 
     def era_of(self, nixpkgs: str | None) -> Era:
-        date = targets.target_date(nixpkgs)
+        date = target_date(nixpkgs)
         if date is None:
             return self.eras[-1]
         day = date.isoformat()
@@ -166,7 +175,7 @@ class ReferenceSet:
         """The release the unversioned `cudaPackages` pointed at: that of the NixOS release branched
         at or after the target date (unstable leads the next release), else unstable's."""
         nixos = self.data["nixos"]
-        date = targets.target_date(nixpkgs)
+        date = target_date(nixpkgs)
         if date is not None:
             for release in sorted(nixos, key=lambda r: nixos[r]["branchOff"]):
                 if _dt.date.fromisoformat(nixos[release]["branchOff"]) >= date:
@@ -257,6 +266,51 @@ class ReferenceSet:
 def load() -> ReferenceSet:
     text = resources.files("cudalint.knowledge").joinpath("data/reference.json").read_text(encoding="utf-8")
     return ReferenceSet(json.loads(text))
+
+
+# ----- the target nixpkgs: its canonical form and date (targets.py parses, this set knows the dates) ---
+
+
+@lru_cache(maxsize=256)
+def normalize(nixpkgs: str) -> str:
+    """The canonical form of a target ("YY.MM", "unstable" or a date). Raises targets.TargetError."""
+    return targets.normalize(nixpkgs, load().release_branch_offs)
+
+
+@lru_cache(maxsize=256)
+def target_date(nixpkgs: str | None) -> _dt.date | None:
+    """The date a target stands for (a release: its branch-off); None for the newest nixpkgs."""
+    if nixpkgs is None:
+        return None
+    return targets.date_of(normalize(nixpkgs), load().release_branch_offs)
+
+
+def includes(nixpkgs: str | None, change_date: str) -> bool:
+    """Whether the target nixpkgs contains a change merged on `change_date` (ISO date)."""
+    date = target_date(nixpkgs)
+    return date is None or date >= _dt.date.fromisoformat(change_date)
+
+
+def describe_nixpkgs(nixpkgs: str | None) -> str:
+    return "the newest nixpkgs" if target_date(nixpkgs) is None else f"nixpkgs {nixpkgs}"
+
+
+def before_modelled(nixpkgs: str | None) -> str | None:
+    """The note for a target older than the oldest release the reference set models (rules
+    judge it by the oldest era), else None."""
+    date = target_date(nixpkgs)
+    if date is None:
+        return None
+    modelled = load().data["nixos"]
+    oldest = min(modelled, key=lambda release: modelled[release]["branchOff"])
+    if date.isoformat() >= modelled[oldest]["branchOff"]:
+        return None
+    return f"nixpkgs {nixpkgs} is older than {oldest}, the oldest release cudalint models: rules judge it by {oldest}'s era and CUDA release"
+
+
+def releases() -> dict[str, str]:
+    """Every NixOS release the reference set knows, with its branch-off date."""
+    return load().release_branch_offs
 
 
 # ----- the module-level API the server and rules use --------------------------------------------

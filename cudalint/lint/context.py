@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node, Tree
 
-from cudalint.lint.model import Diagnostic, Fix, Rule, Severity
+from cudalint.lint.model import Diagnostic, Fix, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.places import Place
 from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
-from cudalint.nix.syntax import text
 
 if TYPE_CHECKING:
     from cudalint.knowledge.reference import ReferenceSet, Target
@@ -55,9 +55,6 @@ class Context:
         self.diagnostics.append(diagnostic)
         if self.node is not None:
             self.origins[id(diagnostic)] = (self.node.start_byte, self.node.end_byte)
-
-    def text(self, node: Node) -> str:
-        return text(node)
 
     def place(self, node: Node) -> Place:
         """Where `node` stands (package, dev shell, module, override): advice follows it."""

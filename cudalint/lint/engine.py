@@ -14,7 +14,8 @@ from ahocorasick_rs import BytesAhoCorasick
 from tree_sitter import Tree
 
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Rule, Severity
+from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Severity
+from cudalint.lint.rule import Rule
 from cudalint.lint.registry import all_rules, known_codes
 from cudalint.lint.settings import LintSettings
 from cudalint.lint.suppressions import Suppression, find_suppressions, is_valid_code
@@ -397,7 +398,3 @@ def _removal_fix(s: Suppression, remaining: list[str], source: SourceFile) -> Fi
         start -= 1
     end = s.end if after.strip() else line_end
     return Fix("Remove the unused suppression comment", Applicability.SAFE, (Edit(start, end, ""),))
-
-
-def lint_text(text: str, path: str = "<stdin>", settings: LintSettings | None = None) -> LintResult:
-    return lint(SourceFile(path, text), settings or LintSettings())

@@ -7,10 +7,9 @@ import pkgutil
 import re
 from functools import cache, lru_cache
 
-from cudalint.lint.model import Rule
+from cudalint.lint.rule import Rule
 
 _MODULE_NAME = re.compile(r"^cuda\d{3}_[a-z0-9_]+$")
-CODE_PATTERN = re.compile(r"^CUDA\d{3}$")
 
 
 @lru_cache(maxsize=1)

@@ -42,6 +42,7 @@ CONDITIONAL_FUNCTIONS = frozenset({"optionals", "optional", "optionalString", "o
 LIST_PASSTHROUGH_FUNCTIONS = frozenset({"flatten", "concatLists", "unique", "filter"})
 # Functions that turn a list of packages into a search path: `lib.makeLibraryPath [ ... ]`.
 SEARCH_PATH_FUNCTIONS = frozenset({"makeLibraryPath", "makeSearchPath", "makeSearchPathOutput", "makeBinPath"})
+# `lib` getter -> the output it selects (rules/_outputs.py maps output -> getter for fixes).
 GETTERS = {
     "getDev": "dev",
     "getLib": "lib",

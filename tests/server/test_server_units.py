@@ -108,3 +108,23 @@ def test_regions_of_successive_edits_combine_into_one(text, edits):
         combined = step if combined is None else combined.then(step)
     assert original[: combined.start] == data[: combined.start]
     assert original[combined.old_end :] == data[combined.new_end :]
+
+
+def test_the_server_offers_everything_the_handlers_may_ask_of_it():
+    """The handlers see the server through `ServerState` (server/state.py), so they do not import
+    app.py; the server class must still provide each member, taking the parameters declared there."""
+    import inspect
+
+    from cudalint.server.app import CudalintServer, create_server
+    from cudalint.server.state import ServerState
+
+    server = create_server()
+    members = [name for name in vars(ServerState) if not name.startswith("_")] + list(ServerState.__annotations__)
+    assert {"documents", "lint_now", "lint_async", "document_settings", "client_capabilities"} <= set(members)
+    for name in members:
+        assert hasattr(server, name) or hasattr(CudalintServer, name), name
+        declared = vars(ServerState).get(name)
+        if inspect.isfunction(declared):
+            declared_parameters = list(inspect.signature(declared).parameters)
+            actual = list(inspect.signature(getattr(CudalintServer, name)).parameters)
+            assert actual[: len(declared_parameters)] == declared_parameters, name  # pygls' own may take more

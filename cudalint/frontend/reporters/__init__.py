@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from cudalint.lint.model import Applicability, Diagnostic, Rule
+from cudalint.lint.model import Applicability, Diagnostic
+from cudalint.lint.rule import Rule
 from cudalint.lint.results import FileResult, ReportedTarget
 
 

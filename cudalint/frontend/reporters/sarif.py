@@ -19,7 +19,8 @@ from urllib.parse import quote
 from cudalint import __version__
 from cudalint.frontend.baseline import fingerprint
 from cudalint.frontend.reporters import ReportOptions, findings, targets
-from cudalint.lint.model import Applicability, Diagnostic, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Diagnostic, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.lint.results import FileResult
 from cudalint.nix.source import SourceFile
 

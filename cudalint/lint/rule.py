@@ -1,0 +1,73 @@
+"""A rule's declarative metadata (`Rule`); its check function and module docstring come with it.
+
+The registry (registry.py) finds the rules; the model (model.py) is what their findings are made of.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from cudalint.lint.context import Context
+
+# docs/rules.md is generated from the rule modules (python -m cudalint.frontend.ruledocs --write-reference).
+DOCS_URL = "https://github.com/cudalint/cudalint/blob/main/docs/rules.md#{anchor}"
+
+Check = Callable[["tree_sitter.Node", "Context"], None]
+
+_DOC_SECTION = re.compile(r"^## (.+)$", re.M)
+
+
+@dataclass
+class Rule:
+    """A rule's declarative metadata; its module docstring is its documentation.
+
+    `node_types` dispatch the check during the single tree walk; `patterns` are byte strings of
+    which at least one must occur in a file for the rule to possibly fire (a cheap prefilter).
+    `fix` is the riskiest applicability any fix of the rule may have (alternatives included) and
+    `availability` whether its findings have fixes at all; tests/test_rule_fixtures.py holds
+    every rule to both over the fixtures and the docs' examples.
+    """
+
+    code: str
+    name: str
+    severity: Severity
+    fix: Applicability
+    availability: FixAvailability
+    summary: str
+    node_types: tuple[str, ...] = ()
+    patterns: tuple[bytes, ...] = ()
+    docs: str = ""
+    check: Check | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if (self.availability is FixAvailability.NEVER) != (self.fix is Applicability.NONE):
+            raise ValueError(f"{self.code}: a rule that never fixes declares `fix=Applicability.NONE`, and only such a rule")
+
+    def __call__(self, check: Check) -> Check:
+        """Used as a decorator on the rule's check function."""
+        self.check = check
+        return check
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(anchor=f"{self.code.lower()}-{self.name}")
+
+    def section(self, title: str) -> str:
+        """A `## Title` section of the docs (without the heading), or ''."""
+        parts = _DOC_SECTION.split(self.docs)
+        for heading, body in zip(parts[1::2], parts[2::2]):
+            if heading.strip().lower() == title.lower():
+                return body.strip()
+        return ""
+
+    def examples(self, title: str) -> list[str]:
+        """The ```nix blocks of one docs section."""
+        return [m.strip("\n") for m in re.findall(r"```nix\n(.*?)```", self.section(title), re.S)]
