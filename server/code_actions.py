@@ -13,10 +13,10 @@ from lsprotocol import types
 from cudalint.lint.engine import ENGINE_RULES
 from cudalint.lint.fixing import fix_file
 from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix
+from cudalint.lint.suppression_edits import suppression_edit
 from cudalint.nix.source import SourceFile
 
 from .diagnostics import lsp_range, to_lsp
-from .suppress import suppression_edit
 
 if TYPE_CHECKING:
     from .state import ServerState

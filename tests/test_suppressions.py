@@ -67,3 +67,58 @@ def test_unused_suppression_fix_removes_only_the_comment() -> None:
     mixed = HEAD + "  nativeBuildInputs = [ cudatoolkit ]; # cudalint: ignore[CUDA001, CUDA102]\n}\n"
     fixed = fix_file(SourceFile("t.nix", mixed), RULES).text
     assert "# cudalint: ignore[CUDA001]\n" in fixed
+
+
+# ----- `cudalint check --add-suppressions` ----------------------------------------------------
+
+
+def _adopt(tmp_path, capsys, *extra: str) -> tuple[int, str, str]:
+    from cudalint.frontend.cli import main
+
+    code = main(["check", "--no-respect-gitignore", "--isolated", *extra, str(tmp_path)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_add_suppressions_leaves_a_tree_that_checks_clean(tmp_path, capsys) -> None:
+    """Every rule's firing fixtures (the engine's own findings aside: a syntax error or an unused
+    suppression is not hidden) take their suppressions, and then check clean: no finding, and no
+    CUDA901 saying a new comment suppresses nothing."""
+    import shutil
+    from pathlib import Path
+
+    fixtures = Path(__file__).parent / "fixtures" / "rules"
+    copied = 0
+    for path in sorted(fixtures.glob("*/fire_*.nix")):
+        if path.parent.name in {"CUDA900", "CUDA901"}:
+            continue
+        shutil.copy(path, tmp_path / f"{path.parent.name}_{path.name}")
+        copied += 1
+    code, out, err = _adopt(tmp_path, capsys)
+    assert code == 1 and copied > 100
+    code, out, err = _adopt(tmp_path, capsys, "--add-suppressions", "--reason", "adopted before the CUDA review")
+    added = int(err.split("Added ")[1].split()[0])
+    assert code == 0 and added >= copied, err
+    code, out, err = _adopt(tmp_path, capsys)
+    assert code == 0 and "All checks passed!" in out, out + err
+    assert sum(p.read_text().count("-- adopted before the CUDA review") for p in tmp_path.glob("*.nix")) == added
+    code, out, err = _adopt(tmp_path, capsys, "--add-suppressions")
+    assert code == 0 and "Added 0 suppression comments to 0 files." in err
+
+
+def test_add_suppressions_joins_the_codes_of_a_line_and_an_existing_comment(tmp_path, capsys) -> None:
+    (tmp_path / "a.nix").write_text("{ cudaPackages }:\n{\n  a = [ cudaPackages_11.cudatoolkit ];\n  b = [ cudaPackages_11.cudatoolkit ]; # cudalint: ignore[CUDA002]\n}\n")
+    code, out, err = _adopt(tmp_path, capsys, "--add-suppressions", "--select", "ALL")
+    text = (tmp_path / "a.nix").read_text()
+    assert "  a = [ cudaPackages_11.cudatoolkit ]; # cudalint: ignore[CUDA001, CUDA002]\n" in text, text
+    assert "  b = [ cudaPackages_11.cudatoolkit ]; # cudalint: ignore[CUDA002, CUDA001]\n" in text, text
+    code, out, err = _adopt(tmp_path, capsys, "--select", "ALL")
+    assert code == 0, out
+
+
+def test_add_suppressions_refuses_what_it_cannot_do(tmp_path, capsys) -> None:
+    (tmp_path / "a.nix").write_text("{ cudatoolkit }: cudatoolkit\n")
+    for extra in (["--reason", "x"], ["--add-suppressions", "--fix"], ["--add-suppressions", "--reason", "a ''quote"], ["--add-suppressions", "--reason", "${x}"]):
+        code, out, err = _adopt(tmp_path, capsys, *extra)
+        assert code == 2 and "error" in err.lower(), (extra, err)
+    assert (tmp_path / "a.nix").read_text() == "{ cudatoolkit }: cudatoolkit\n"

@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
     fixing.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true", default=None, help="also apply (and count) unsafe fixes")
     fixing.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false", help="never apply unsafe fixes (overrides the configuration)")
     fixing.add_argument("--diff", action="store_true", help="print a unified diff of what --fix would change; write nothing")
+    suppressing = check.add_argument_group("adopting cudalint on an existing tree")
+    suppressing.add_argument(
+        "--add-suppressions",
+        action="store_true",
+        help="write a `# cudalint: ignore[CODE]` comment for every finding (ruff's --add-noqa), so the tree checks clean and new code is held to the rules",
+    )
+    suppressing.add_argument("--reason", metavar="TEXT", help="with --add-suppressions: the reason written after `--` in each comment")
     rules = check.add_argument_group("rule selection")
     rules.add_argument(
         "--select",
@@ -316,7 +323,21 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--config and --isolated cannot be used together")
     if args.diff and args.write_baseline:
         raise UsageError("--diff and --write-baseline cannot be used together")
-    mode = runner.DIFF if args.diff else runner.FIX if args.fix else runner.CHECK
+    if args.reason is not None and not args.add_suppressions:
+        raise UsageError("--reason goes with --add-suppressions")
+    if args.add_suppressions:
+        clashing = [flag for flag, given in (("--fix", args.fix), ("--diff", args.diff), ("--write-baseline", args.write_baseline), ("--baseline", args.baseline), ("--new-from-rev", args.new_from_rev)) if given]
+        if clashing:
+            raise UsageError(f"--add-suppressions cannot be used with {', '.join(clashing)}")
+        if "-" in args.paths or args.stdin_filename:
+            raise UsageError("--add-suppressions writes files: it cannot read standard input")
+        if args.reason is not None and (not args.reason.strip() or any(s in args.reason for s in ("\n", "\r", "''", "${", "*/"))):
+            raise UsageError("--reason must be one line of text without `''`, `${` or `*/` (a comment may stand inside a Nix string)")
+    mode = (
+        runner.AddSuppressions(args.reason.strip() if args.reason else None)
+        if args.add_suppressions
+        else runner.DIFF if args.diff else runner.FIX if args.fix else runner.CHECK
+    )
     paths = list(args.paths) or (["-"] if args.stdin_filename else ["."])
     if paths.count("-") > 1:
         raise UsageError("standard input (`-`) can be read only once")
@@ -450,6 +471,9 @@ def _check(args: argparse.Namespace) -> int:
 
     fixed = sum(r.fixed for r in results)
     remaining = sum(len(r.diagnostics) for r in results)
+    if isinstance(mode, runner.AddSuppressions) and not args.quiet:
+        added = [r.suppressions_added for r in results if r.suppressions_added]
+        stderr.write(f"Added {_plural(sum(added), 'suppression comment')} to {_plural(len(added), 'file')}.\n")
     if mode == runner.DIFF:
         diffs = [r.diff for r in results if r.diff]
         for diff in diffs:

@@ -24,6 +24,16 @@ from cudalint.lint.results import FileResult, ReportedTarget
 from cudalint.nix.source import SourceFile
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
+
+
+@dataclass(frozen=True)
+class AddSuppressions:
+    """The mode of `check --add-suppressions`: a suppression comment (with `reason`) for every finding."""
+
+    reason: str | None = None
+
+
+Mode = str | AddSuppressions
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 16
 
@@ -99,7 +109,7 @@ def keep_style(original: str, fixed: str) -> str:
 
 
 def process_source(
-    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None, new: NewLines | None = None
+    display: str, read: files.ReadSource, settings: FileSettings, mode: Mode, write_path: str | None, new: NewLines | None = None
 ) -> Processed:
     """Lint one decoded file; with FIX write the fixes to `write_path` (or return them as
     `output` when it is None: stdin); with DIFF return them as a diff. With `new`, only the
@@ -121,7 +131,7 @@ def process_source(
 
 
 def _process_parsed(
-    display: str, read: files.ReadSource, settings: FileSettings, mode: str, write_path: str | None, new: NewLines | None
+    display: str, read: files.ReadSource, settings: FileSettings, mode: Mode, write_path: str | None, new: NewLines | None
 ) -> Processed:
     from cudalint.lint import engine, fixing
 
@@ -137,6 +147,8 @@ def _process_parsed(
     if mode == CHECK:
         processed.result = FileResult(display, source, first.diagnostics, internal_errors=first.internal_errors)
         return processed
+    if isinstance(mode, AddSuppressions):
+        return _add_suppressions(processed, display, read, source, first, settings, mode.reason, write_path)
 
     def unchanged() -> Processed:
         processed.result = FileResult(display, source, first.diagnostics, internal_errors=first.internal_errors)
@@ -222,7 +234,43 @@ def read_problem(display: str, problem: files.ReadProblem, explicit: bool) -> Pr
     return Processed(FileResult(display, None, error=problem.message), failed=True)
 
 
-def process_task(task: Task, settings: FileSettings, mode: str) -> Processed:
+def _add_suppressions(
+    processed: Processed, display: str, read: files.ReadSource, source: SourceFile, first, settings: FileSettings, reason: str | None, write_path: str | None
+) -> Processed:
+    """Write a suppression comment for each line with findings (the engine's own findings, such
+    as an unused suppression, are not suppressible) and report what is left."""
+    from cudalint.lint import engine
+    from cudalint.lint.fixing import apply_edits
+    from cudalint.lint.suppression_edits import suppression_edits
+
+    processed.result = FileResult(display, source, first.diagnostics, internal_errors=first.internal_errors)
+    wanted = [d for d in first.diagnostics if d.code not in engine.ENGINE_RULES]
+    if not wanted or first.tree is None or write_path is None:
+        return processed
+    if first.syntax_errors:
+        processed.notices.append("no suppressions added: the file has syntax errors; fix them first")
+        return processed
+    edits = suppression_edits(source, first.tree, wanted, reason)
+    if not edits:
+        return processed
+    text = apply_edits(source.data, edits).decode("utf-8", "surrogatepass")
+    final = engine.lint(SourceFile(display, text), settings.lint, prefilter=False)
+    if final.syntax_errors > first.syntax_errors:
+        processed.failed = True  # the edits are checked one by one; never write if together they break the file
+        processed.result.error = "no suppressions added: the edited text would not parse (a cudalint bug; please report it)"
+        return processed
+    try:
+        files.write_atomic(write_path, (files.BOM if read.bom else b"") + text.encode("utf-8"), read.raw)
+    except files.WriteError as error:
+        processed.failed = True
+        processed.result.error = str(error)
+        return processed
+    internal = list(dict.fromkeys(first.internal_errors + final.internal_errors))
+    processed.result = FileResult(display, final.source, final.diagnostics, suppressions_added=len(edits), internal_errors=internal)
+    return processed
+
+
+def process_task(task: Task, settings: FileSettings, mode: Mode) -> Processed:
     try:
         if task.path is None:
             assert task.text is not None
@@ -256,7 +304,7 @@ BATCH = 128
 class _Batch:
     tasks: tuple[Task, ...]
     settings: dict[int, FileSettings]  # those the tasks refer to (the table grows as paths are found)
-    mode: str
+    mode: Mode
 
 
 def _init() -> None:
@@ -292,7 +340,7 @@ def _warm_up() -> None:
 def run(
     tasks: Iterable[Task],
     table: Sequence[FileSettings],
-    mode: str,
+    mode: Mode,
     jobs: int,
     progress: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[Task, Processed]]:

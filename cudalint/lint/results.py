@@ -38,5 +38,6 @@ class FileResult:
     error: str | None = None
     fixed: int = 0  # fixes applied (with --fix) or that would be applied (with --diff)
     diff: str | None = None  # unified diff of the fixes (with --diff)
+    suppressions_added: int = 0  # suppression comments written (with --add-suppressions)
     internal_errors: list[str] = field(default_factory=list)
     target: ReportedTarget | None = None  # for files that were parsed

@@ -17,7 +17,7 @@ from cudalint.nix.source import SourceFile
 from cudalint.server.code_actions import changed_span
 from cudalint.server.configuration import Settings, parse_editor_settings
 from cudalint.server.documents import apply_changes
-from cudalint.server.suppress import suppression_edit
+from cudalint.lint.suppression_edits import suppression_edit
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 FIRE = sorted(FIXTURES.glob("*/fire_*.nix"))
