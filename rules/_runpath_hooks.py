@@ -43,11 +43,7 @@ class HookElement:
 
 
 def _cache(ctx: Context) -> dict:
-    cache = getattr(ctx.semantic, "_runpath_hooks_cache", None)
-    if cache is None:
-        cache = {}
-        setattr(ctx.semantic, "_runpath_hooks_cache", cache)  # noqa: B010 -- a memo Semantic does not declare (issue 15: one per-file memo)
-    return cache
+    return ctx.semantic.memo(__name__)
 
 
 def reference_roots(root: Node):

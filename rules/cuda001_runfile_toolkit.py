@@ -101,7 +101,6 @@ from __future__ import annotations
 
 import functools
 import re
-import weakref
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -114,7 +113,6 @@ from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Sever
 from cudalint.lint.rule import Rule
 from cudalint.nix.places import DERIVATION_BUILDERS, SHELL_BUILDERS
 from cudalint.nix.semantic import CudaRef, InputSite
-from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import ancestors, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, identifier_name, last_name, outermost_apply, string_literal, text, unparen
 from cudalint.rules._runtime_closure import runtime_use
 
@@ -503,15 +501,14 @@ def _is_exempt(root: Node, ctx: Context) -> bool:
     return any(_only_old_cuda(g.text, g.positive) for g in ctx.semantic.guards(root)) or _file_asserts_old_cuda(ctx)
 
 
-# per file: whether an `assert` limits the toolkit to CUDA majors that have no redistributables
-_OLD_ONLY: weakref.WeakKeyDictionary[SourceFile, bool] = weakref.WeakKeyDictionary()
 _ASSERTED_MAJOR = re.compile(r'==\s*"(\d+)(?:\.\d+)*"')
 
 
 def _file_asserts_old_cuda(ctx: Context) -> bool:
     """`assert ... (let majorIs = lib.versions.major cudatoolkit.version; in majorIs == "9" ||
     majorIs == "10");`: the whole file is for CUDA releases older than the redistributables."""
-    found = _OLD_ONLY.get(ctx.source)
+    memo = ctx.semantic.memo(__name__)  # per file: whether an `assert` limits the toolkit to CUDA majors without redistributables
+    found = memo.get("old cuda only")
     if found is None:
         found = False
         for node in descendants(ctx.tree.root_node):
@@ -521,7 +518,7 @@ def _file_asserts_old_cuda(ctx: Context) -> bool:
             if "cudatoolkit.version" in written and majors and max(majors) < FIRST_REDIST[0]:
                 found = True
                 break
-        _OLD_ONLY[ctx.source] = found
+        memo["old cuda only"] = found
     return found
 
 
@@ -741,18 +738,13 @@ def _names(packages: list[str]) -> str:
     return ", ".join(f"`{p}`" for p in packages)
 
 
-# per file: each toolkit in host inputs asks, and the answer is a scan of the whole text
-_MENTIONED: weakref.WeakKeyDictionary[SourceFile, tuple[object, list[str]]] = weakref.WeakKeyDictionary()
-
-
 def _libraries_mentioned(ctx: Context) -> list[str]:
     """Packages of the CUDA libraries the file names in flags, strings or comments (`-lcublas`,
     `CUDA::cufft`, `nvToolsExt`, `cudnn.h`), in the reference set's library table."""
-    table = ctx.reference.libraries
-    cached = _MENTIONED.get(ctx.source)
-    if cached is None or cached[0] is not table:
-        cached = _MENTIONED[ctx.source] = (table, _scan_libraries(ctx.source.text, table))
-    return cached[1]
+    memo = ctx.semantic.memo(__name__)  # each toolkit in host inputs asks; the answer is a scan of the whole text
+    if "libraries mentioned" not in memo:
+        memo["libraries mentioned"] = _scan_libraries(ctx.source.text, ctx.reference.libraries)
+    return memo["libraries mentioned"]
 
 
 def _scan_libraries(text: str, table: dict[str, str]) -> list[str]:

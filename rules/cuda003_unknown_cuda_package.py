@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import weakref
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -67,7 +66,6 @@ from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
-from cudalint.nix.semantic import Semantic
 from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, identifier_name, text
 
 if TYPE_CHECKING:
@@ -179,19 +177,16 @@ def _suggestions(reference: ReferenceSet, name: str) -> tuple[tuple[str, ...], s
     return tuple(candidate for _, _, candidate in scored[:MAX_SUGGESTIONS]), None
 
 
-# attribute names each file binds, computed on the first unknown name of that file
-_BOUND_NAMES: weakref.WeakKeyDictionary[Semantic, frozenset[str]] = weakref.WeakKeyDictionary()
-
-
 def _defined_in_file(ctx: Context, name: str) -> bool:
     """The file binds `name` as an attribute somewhere (an `overrideScope` adding it)."""
-    bound = _BOUND_NAMES.get(ctx.semantic)
+    memo = ctx.semantic.memo(__name__)  # the attribute names the file binds, found on its first unknown name
+    bound = memo.get("bound names")
     if bound is None:
         names: set[str | None] = set()
         for node in descendants(ctx.tree.root_node):
             if node.type == "binding":
                 names.update(attrpath_names(node.child_by_field_name("attrpath")))
-        bound = _BOUND_NAMES[ctx.semantic] = frozenset(n for n in names if n is not None)
+        bound = memo["bound names"] = frozenset(n for n in names if n is not None)
     return name in bound
 
 

@@ -174,7 +174,7 @@ def _phase_of(string: Node, ctx: Context) -> tuple[Node | None, str]:
 
 
 def _analyse(attrset: Node, ctx: Context) -> Analysis:
-    cache = ctx.semantic.__dict__.setdefault("_cuda105_cache", {})
+    cache = ctx.semantic.memo(__name__).setdefault("analyses", {})
     key = node_key(attrset)
     if key not in cache:
         cache[key] = _compute(attrset, ctx)

@@ -291,7 +291,7 @@ def _injected(formal: Node, ctx: Context) -> bool:
 def _calls_giving_stdenv(ctx: Context) -> list[tuple[Node, list[Node]]]:
     """The file's calls with a `stdenv = ...` argument: (that binding, [callee, *arguments]).
     Found in one walk per file; asking per formal walked the file once for each (quadratic)."""
-    cache = ctx.semantic.__dict__.setdefault("_cuda302_cache", {})
+    cache = ctx.semantic.memo(__name__)
     if "calls" not in cache:
         calls = []
         for call in descendants(ctx.tree.root_node):

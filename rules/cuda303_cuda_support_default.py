@@ -166,7 +166,7 @@ def _called_by_call_package(function: Node, ctx: Context) -> bool:
 
 def _call_package_functions(ctx: Context) -> set[tuple[int, int]]:
     """Spans of the functions this file hands to `callPackage`, found in one walk per file."""
-    cache = ctx.semantic.__dict__.setdefault("_cuda303_cache", {})
+    cache = ctx.semantic.memo(__name__)
     if "functions" not in cache:
         found: set[tuple[int, int]] = set()
         for call in descendants(ctx.tree.root_node):

@@ -330,7 +330,7 @@ def _report_named_literal(expression: Node, variable: str, ctx: Context) -> None
 
 def _report_once(literal: Node, message: str, ctx: Context) -> None:
     """A literal reaches several flags (or a flag and its formal): one finding, where it is written."""
-    reported = ctx.semantic.__dict__.setdefault("_cuda305_reported", set())
+    reported = ctx.semantic.memo(__name__).setdefault("reported", set())
     if (literal.start_byte, literal.end_byte) in reported:
         return
     reported.add((literal.start_byte, literal.end_byte))

@@ -159,6 +159,13 @@ class Semantic:
         self._resolve_cache: dict[tuple[str, tuple[int, int, str]], NameBinding] = {}
         self._ref_cache: dict[tuple[int, int, str], CudaRef | None] = {}
         self._module_file: bool | None = None
+        self._memos: dict[str, dict] = {}
+
+    def memo(self, owner: str) -> dict:
+        """A dict that lives as long as this file's semantic view (one lint), for a rule or helper
+        that answers one question many times per file; `owner` is its module's `__name__`. The
+        one per-file cache: no attributes set on this object, no module-level weak maps."""
+        return self._memos.setdefault(owner, {})
 
     def place(self, node: Node) -> Place:
         """Where `node` stands: a package, a dev shell, a module or an override (cudalint.nix.places)."""
