@@ -421,39 +421,7 @@ def stray_32bit_dir(ctx: Context, string: Node) -> bool:
 
 # ----- spelling a top-level attribute in a fix ----------------------------------------------------
 
-_PACKAGE_SET_NAMES = catalog.NIXPKGS_NAMES - {"pkgs'"}
-_MODULE_ARGUMENTS = frozenset({"config", "options", "modulesPath"})
-
-
 def spell_toplevel(ctx: Context, at: Node, name: str) -> tuple[str, list[Edit]] | None:
-    """How a fix writes nixpkgs' top-level `name` at `at`, with the edits that make it resolve:
-    the bare name where something binds it (or a `with pkgs;`), `pkgs.<name>` where `pkgs` is
-    bound, else a new formal of the file's `{ ... }:` function (`pkgs` for a NixOS module, whose
-    arguments are not packages). None when none of these is sure to resolve."""
-    semantic = ctx.semantic
-    binding = semantic.resolve_name(name, at)
-    if binding.lexical:
-        return name, []
-    if binding.kind == "with" and any(_is_package_set(w) for w in binding.withs):
-        return name, []
-    if semantic.resolve_name("pkgs", at).lexical:
-        return f"pkgs.{name}", []
-    function = semantic.top_function()
-    formals = function.child_by_field_name("formals") if function is not None else None
-    if function is None or formals is None or not (function.start_byte <= at.start_byte and at.end_byte <= function.end_byte):
-        return None
-    present = set(edits.formal_names(formals))
-    if present & _MODULE_ARGUMENTS:
-        edit = edits.add_formal(ctx.source, formals, "pkgs")
-        return (f"pkgs.{name}", [edit]) if edit is not None else None
-    edit = edits.add_formal(ctx.source, formals, name)
-    return name, [edit] if edit is not None else []
-
-
-def _is_package_set(environment: Node) -> bool:
-    environment = unparen(environment)
-    if environment is None:
-        return False
-    if environment.type == "apply_expression":
-        return text(environment).lstrip("(").startswith("import")
-    return last_name(environment) in _PACKAGE_SET_NAMES
+    """How a fix writes nixpkgs' top-level `name` at `at`, with the edits that make it resolve
+    (`edits.toplevel_reference`, the one answer for every rule)."""
+    return edits.toplevel_reference(ctx.source, ctx.semantic, at, name)

@@ -200,3 +200,25 @@ def test_an_added_item_follows_the_guard_and_the_one_per_line_style() -> None:
     source = SourceFile("default.nix", text)
     fixed = apply_edits(source.data, _add_nvcc_next_to_cudart(text)).decode()
     assert "] ++ optionals cudaSupport [\n    ninja\n    cudaPackages.cuda_nvcc\n  ];" in fixed
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{ stdenv, pkgs }: stdenv.mkDerivation { X = HERE; }", "pkgs.addDriverRunpath"),
+        ("{ stdenv }: stdenv.mkDerivation { X = HERE; }", "addDriverRunpath + formal"),
+        # a NixOS module's arguments are not packages: the fix asks for `pkgs` (CUDA101/102/109 and
+        # the runpath-hook rules used to disagree here)
+        ("{ config, lib, ... }: { environment.variables.X = HERE; }", "pkgs.addDriverRunpath + formal"),
+        ("with pkgs; { X = HERE; }", "addDriverRunpath"),
+        # a fragment that takes its names from where it is evaluated, and a closed one
+        ("{ buildInputs = [ cudaPackages.cuda_cudart ]; X = HERE; }", "addDriverRunpath"),
+        ("{ X = HERE; }", None),
+    ],
+)
+def test_one_answer_to_how_a_fix_writes_a_top_level_package(text: str, expected: str | None) -> None:
+    source, semantic = _semantic(text.replace("HERE", '"/run/opengl-driver/lib"'))
+    at = next(n for n in descendants(semantic.tree.root_node) if n.type == "string_expression")
+    spelled = edits.toplevel_reference(source, semantic, at, "addDriverRunpath")
+    got = None if spelled is None else spelled[0] + (" + formal" if spelled[1] else "")
+    assert got == expected

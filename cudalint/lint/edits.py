@@ -356,6 +356,8 @@ def package_reference(source: SourceFile, semantic: Semantic, ref: CudaRef, pack
 
 
 # Attributes only a CUDA package set's scope passes to `callPackage`.
+# Arguments only a NixOS or home-manager module takes: its other arguments are not packages.
+MODULE_ARGUMENTS = frozenset({"config", "options", "modulesPath"})
 _SCOPE_ONLY = frozenset({"cudaMajorMinorVersion", "cudaMajorVersion", "cudaVersion", "cudaOlder", "cudaAtLeast", "flags", "backendStdenv"})
 
 
@@ -382,7 +384,9 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
     `like` is a sibling reference whose spelling to follow: `pkgs.addDriverRunpath` gives
     `pkgs.<name>`. Otherwise the bare name when a lexical binding provides it (or a `with` of
     the whole package set), `pkgs.<name>` where `pkgs` is bound, else the bare name plus a new
-    formal. None when there is no way (e.g. an overlay `final: prev: ...`)."""
+    formal (`pkgs` for a NixOS or home-manager module, whose arguments are not packages). None
+    when there is no way (e.g. an overlay `final: prev: ...`). The one answer to "how does a fix
+    write this top-level package here" for every rule."""
     like = unparen(like)
     if like is not None and like.type == "select_expression" and like.child_by_field_name("default") is None:
         base = unparen(like.child_by_field_name("expression"))
@@ -405,11 +409,32 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
     if not like_is_formal and semantic.resolve_name("pkgs", at).lexical:
         return f"pkgs.{name}", []
     if function is None:
-        return name, []  # a fragment without arguments: names are free as everywhere else in it
-    if formals is None:
+        # a fragment without arguments: evaluated where other names come from (it already uses
+        # some free), the name is free as they are; a closed one has nowhere to take it from
+        return (name, []) if _uses_free_names(semantic) else None
+    if formals is None or not (function.start_byte <= at.start_byte and at.end_byte <= function.end_byte):
         return None
+    if set(formal_names(formals)) & MODULE_ARGUMENTS:
+        edit = add_formal(source, formals, "pkgs")
+        return (f"pkgs.{name}", [edit]) if edit is not None else None
     edit = add_formal(source, formals, name)
     return name, [edit] if edit is not None else []
+
+
+# Names every Nix evaluation has: using them does not make a fragment depend on its caller's scope.
+_NIX_BUILTINS = frozenset({"true", "false", "null", "builtins", "import", "toString", "map", "throw", "abort", "baseNameOf", "dirOf", "derivation", "isNull", "removeAttrs", "fetchTarball", "placeholder", "__curPos"})
+
+
+def _uses_free_names(semantic: Semantic) -> bool:
+    memo = semantic.memo(__name__)
+    if "uses free names" not in memo:
+        memo["uses free names"] = any(
+            node.type == "variable_expression"
+            and text(node) not in _NIX_BUILTINS
+            and semantic.resolve(node).kind in {"free", "with"}
+            for node in descendants(semantic.tree.root_node)
+        )
+    return memo["uses free names"]
 
 
 def _is_nixpkgs(semantic: Semantic, environment: Node) -> bool:
