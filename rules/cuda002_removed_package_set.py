@@ -66,6 +66,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import identifier_name, text
+from cudalint.rules._name_sites import NAME_SITES_AND_FORMALS, dispatch
 
 RULE = Rule(
     code="CUDA002",
@@ -74,7 +75,7 @@ RULE = Rule(
     fix=Applicability.NONE,
     availability=FixAvailability.NEVER,
     summary="Versioned CUDA package set (`cudaPackages_11_8`): removed ones throw; use `cudaPackages`",
-    node_types=("select_expression", "variable_expression", "inherited_attrs", "formal"),
+    node_types=NAME_SITES_AND_FORMALS,
     patterns=(b"cudaPackages_",),
 )
 
@@ -87,16 +88,13 @@ def is_versioned_set(name: str | None) -> bool:
 
 @RULE
 def check(node: Node, ctx: Context) -> None:
-    if node.type == "select_expression":
-        _check_select(node, ctx)
-    elif node.type == "variable_expression":
-        _check_variable(node, ctx)
-    elif node.type == "inherited_attrs":
-        _check_inherit(node, ctx)
-    else:
-        name_node = node.child_by_field_name("name")
-        if name_node is not None and is_versioned_set(text(name_node)):
-            _report(ctx, name_node, text(name_node))
+    dispatch(node, ctx, select=_check_select, variable=_check_variable, inherit=_check_inherit, formal=_check_formal)
+
+
+def _check_formal(formal: Node, ctx: Context) -> None:
+    name_node = formal.child_by_field_name("name")
+    if name_node is not None and is_versioned_set(text(name_node)):
+        _report(ctx, name_node, text(name_node))
 
 
 def _check_select(select: Node, ctx: Context) -> None:

@@ -67,6 +67,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, identifier_name, text
+from cudalint.rules._name_sites import NAME_SITES, dispatch, inherited_from
 
 if TYPE_CHECKING:
     from cudalint.knowledge.reference import ReferenceSet  # loaded on first use, not when the rules load
@@ -78,7 +79,7 @@ RULE = Rule(
     fix=Applicability.SAFE,
     availability=FixAvailability.SOMETIMES,
     summary="Name in no release of the CUDA package set (a typo such as `libcublass`)",
-    node_types=("select_expression", "variable_expression", "inherited_attrs"),
+    node_types=NAME_SITES,
     patterns=(b"cudaPackages", b".cuda."),
 )
 
@@ -95,12 +96,7 @@ MAX_SUGGESTIONS = 3
 
 @RULE
 def check(node: Node, ctx: Context) -> None:
-    if node.type == "select_expression":
-        _check_select(node, ctx)
-    elif node.type == "variable_expression":
-        _check_with(node, ctx)
-    else:
-        _check_inherit(node, ctx)
+    dispatch(node, ctx, select=_check_select, variable=_check_with, inherit=_check_inherit)
 
 
 # ----- what counts as unknown -----------------------------------------------------------------
@@ -301,14 +297,14 @@ def _with_fix(ctx: Context, variable: Node, unique: str | None) -> Fix | None:
 
 
 def _check_inherit(attrs: Node, ctx: Context) -> None:
-    statement = attrs.parent
-    if statement is None or statement.type != "inherit_from":
+    inherited = inherited_from(attrs)
+    if inherited is None:
         return
-    source_node = statement.child_by_field_name("expression")
+    _, source_node, names = inherited
     if ctx.semantic.package_set_name(source_node) is None:
         return
-    for attr in attrs.children_by_field_name("attr"):
-        judged = _judged(ctx, identifier_name(attr), must_look_like_nvidia=False)
+    for attr, name in names:
+        judged = _judged(ctx, name, must_look_like_nvidia=False)
         if judged is None:
             continue
         close, _ = judged

@@ -66,6 +66,7 @@ from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Sever
 from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import NameBinding
 from cudalint.nix.syntax import bindings_of, descendants, dotted_name, identifier_name, node_key, text, unparen
+from cudalint.rules._name_sites import NAME_SITES, dispatch, inherited_from
 
 RULE = Rule(
     code="CUDA005",
@@ -74,7 +75,7 @@ RULE = Rule(
     fix=Applicability.SAFE,
     availability=FixAvailability.SOMETIMES,
     summary="Deprecated alias in the CUDA package set (`cudaFlags`, `cudaVersion`, `cusparselt`, scoped runpath hooks)",
-    node_types=("select_expression", "variable_expression", "inherited_attrs"),
+    node_types=NAME_SITES,
     patterns=(b"cudaFlags", b"cudaVersion", b"cusparselt", b"autoAddDriverRunpath", b"autoFixElfFiles"),
 )
 
@@ -85,12 +86,7 @@ ALIASES = frozenset(RENAMED) | MOVED
 
 @RULE
 def check(node: Node, ctx: Context) -> None:
-    if node.type == "select_expression":
-        _check_select(node, ctx)
-    elif node.type == "variable_expression":
-        _check_with(node, ctx)
-    else:
-        _check_inherit(node, ctx)
+    dispatch(node, ctx, select=_check_select, variable=_check_with, inherit=_check_inherit)
 
 
 def _advice(name: str) -> str:
@@ -271,14 +267,13 @@ def _with_fix(ctx: Context, variable: Node, binding: NameBinding, name: str) -> 
 
 
 def _check_inherit(attrs: Node, ctx: Context) -> None:
-    statement = attrs.parent
-    if statement is None or statement.type != "inherit_from":
+    inherited = inherited_from(attrs)
+    if inherited is None:
         return
-    source_node = statement.child_by_field_name("expression")
+    statement, source_node, names = inherited
     if ctx.semantic.package_set_name(source_node) is None:
         return
-    for attr in attrs.children_by_field_name("attr"):
-        name = identifier_name(attr)
+    for attr, name in names:
         if name not in ALIASES:
             continue
         ctx.report(

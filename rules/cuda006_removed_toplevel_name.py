@@ -71,6 +71,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import identifier_name, text, unparen
+from cudalint.rules._name_sites import NAME_SITES_AND_FORMALS, dispatch, inherited_from
 
 RULE = Rule(
     code="CUDA006",
@@ -79,7 +80,7 @@ RULE = Rule(
     fix=Applicability.SAFE,
     availability=FixAvailability.SOMETIMES,
     summary="Top-level CUDA name nixpkgs removed or renamed (`cudatoolkit_10_2`, `cudnn_cudatoolkit_*`)",
-    node_types=("select_expression", "variable_expression", "inherited_attrs", "formal"),
+    node_types=NAME_SITES_AND_FORMALS,
     patterns=(b"cudatoolkit_", b"cudnn", b"cutensor", b"nccl", b"WithCuda"),
 )
 
@@ -91,17 +92,14 @@ _SET_OF = re.compile(r"^(?P<set>cudaPackages(?:_\d+)*)\.")
 
 @RULE
 def check(node: Node, ctx: Context) -> None:
-    if node.type == "select_expression":
-        _check_select(node, ctx)
-    elif node.type == "variable_expression":
-        _check_variable(node, ctx)
-    elif node.type == "inherited_attrs":
-        _check_inherit(node, ctx)
-    else:
-        name_node = node.child_by_field_name("name")
-        name = text(name_node) if name_node is not None else None
-        if name is not None and not _UNVERSIONED.match(name):
-            _report(ctx, name_node, name, "top-level", replaceable=False)
+    dispatch(node, ctx, select=_check_select, variable=_check_variable, inherit=_check_inherit, formal=_check_formal)
+
+
+def _check_formal(formal: Node, ctx: Context) -> None:
+    name_node = formal.child_by_field_name("name")
+    name = text(name_node) if name_node is not None else None
+    if name is not None and not _UNVERSIONED.match(name):
+        _report(ctx, name_node, name, "top-level", replaceable=False)
 
 
 def _check_select(select: Node, ctx: Context) -> None:
@@ -188,14 +186,13 @@ def _names_top_level(node: Node, ctx: Context) -> bool:
 
 
 def _check_inherit(attrs: Node, ctx: Context) -> None:
-    statement = attrs.parent
-    if statement is None or statement.type != "inherit_from":
+    inherited = inherited_from(attrs)
+    if inherited is None:
         return
-    source = unparen(statement.child_by_field_name("expression"))
+    source = unparen(inherited[1])
     if source is None or not _names_top_level(source, ctx):
         return
-    for attr in attrs.children_by_field_name("attr"):
-        name = identifier_name(attr)
+    for attr, name in inherited[2]:
         if name is not None:
             _report(ctx, attr, name, "top-level", replaceable=False)
 
