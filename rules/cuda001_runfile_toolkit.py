@@ -190,7 +190,7 @@ def _toolkit_root(variable: Node, ctx: Context) -> tuple[Node, CudaRef] | None:
 
 def _removed_on_target(name: str, ctx: Context) -> bool:
     change = ctx.reference.toplevel_change(name)
-    return change is not None and change.in_effect_on(ctx.target.nixpkgs)
+    return change is not None and change.in_effect_on(ctx.target)
 
 
 def _check_reference(variable: Node, ctx: Context) -> None:
@@ -350,7 +350,7 @@ def _release_target(ref: CudaRef, ctx: Context) -> Target | None:
     major, minor = release
     set_name = f"cudaPackages_{major}" + (f"_{minor}" if minor is not None else "")
     removed = ctx.reference.removed_set(set_name)
-    if removed is not None and removed.throws_on(ctx.target.nixpkgs):
+    if removed is not None and removed.throws_on(ctx.target):
         return None
     releases = [r for r in ctx.target.era.releases if r == f"{major}.{minor}" or (minor is None and r.split(".")[0] == str(major))]
     if not releases:

@@ -147,7 +147,7 @@ def _report(ctx: Context, where: Node, name: str) -> None:
         instead += f" (one finding for the table's {entries} entries)" if entries > 1 else ""
     removal = ctx.reference.removed_set(name)
     if removal is not None and removal.throws_from is not None:
-        if removal.throws_on(ctx.target.nixpkgs):
+        if removal.throws_on(ctx.target):
             message = f"`{name}` was removed (it throws since {removal.throws_from}): {instead}"
             severity = Severity.ERROR
         else:

@@ -199,13 +199,13 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
 
 def _report(ctx: Context, where: Node, name: str, scope: str, replaceable: bool) -> None:
     change = ctx.reference.toplevel_change(name, scope)
-    nixpkgs = ctx.target.nixpkgs
-    if change is None or not change.in_effect_on(nixpkgs):
+    target = ctx.target
+    if change is None or not change.in_effect_on(target):
         return
     replacement = change.replacement
     gone = _replacement_gone(ctx, replacement)
-    if change.throws_on(nixpkgs):
-        head = f"`{name}` does not evaluate on {ctx.target.nixpkgs_name()} (removed {change.throws_from})"
+    if change.throws_on(target):
+        head = f"`{name}` does not evaluate on {target.nixpkgs_name()} (removed {change.throws_from})"
         severity = Severity.ERROR
     elif change.throws_from:
         head = f"`{name}` is deprecated: it warns since {change.since} and is removed on {change.throws_from}"
@@ -233,4 +233,4 @@ def _replacement_gone(ctx: Context, replacement: str | None) -> str | None:
     if match is None:
         return None
     removal = ctx.reference.removed_set(match.group("set"))
-    return match.group("set") if removal is not None and removal.throws_on(ctx.target.nixpkgs) else None
+    return match.group("set") if removal is not None and removal.throws_on(ctx.target) else None

@@ -43,12 +43,12 @@ class Deprecation:
     evidence: tuple[str, ...]
     certain: bool = False  # a plain alias of `replacement` (same package, same CUDA release)
 
-    def in_effect_on(self, nixpkgs: str | None) -> bool:
+    def in_effect_on(self, target: Target) -> bool:
         """Whether the target already warns (or throws) on the name."""
-        return includes(nixpkgs, self.since if len(self.since) == 10 else f"{self.since}-28")
+        return target.includes(self.since if len(self.since) == 10 else f"{self.since}-28")
 
-    def throws_on(self, nixpkgs: str | None) -> bool:
-        return self.throws_from is not None and includes(nixpkgs, self.throws_from)
+    def throws_on(self, target: Target) -> bool:
+        return self.throws_from is not None and target.includes(self.throws_from)
 
 
 @dataclass(frozen=True)
