@@ -40,3 +40,11 @@ def inherited_from(attrs: Node) -> tuple[Node, Node | None, list[tuple[Node, str
         return None
     names = [(attr, identifier_name(attr)) for attr in attrs.children_by_field_name("attr")]
     return statement, statement.child_by_field_name("expression"), names
+
+
+def inherited_from_package_set(attrs: Node, ctx: Context) -> tuple[Node, Node | None, list[tuple[Node, str | None]]] | None:
+    """`inherited_from`, for `inherit (cudaPackages) a b;` only (the source is a CUDA package set)."""
+    inherited = inherited_from(attrs)
+    if inherited is None or ctx.semantic.package_set_name(inherited[1]) is None:
+        return None
+    return inherited

@@ -67,7 +67,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, identifier_name, text
-from cudalint.rules._name_sites import NAME_SITES, dispatch, inherited_from
+from cudalint.rules._name_sites import NAME_SITES, dispatch, inherited_from_package_set
 
 if TYPE_CHECKING:
     from cudalint.knowledge.reference import ReferenceSet  # loaded on first use, not when the rules load
@@ -297,12 +297,10 @@ def _with_fix(ctx: Context, variable: Node, unique: str | None) -> Fix | None:
 
 
 def _check_inherit(attrs: Node, ctx: Context) -> None:
-    inherited = inherited_from(attrs)
+    inherited = inherited_from_package_set(attrs, ctx)
     if inherited is None:
         return
     _, source_node, names = inherited
-    if ctx.semantic.package_set_name(source_node) is None:
-        return
     for attr, name in names:
         judged = _judged(ctx, name, must_look_like_nvidia=False)
         if judged is None:

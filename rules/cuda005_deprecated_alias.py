@@ -66,7 +66,7 @@ from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Sever
 from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import NameBinding
 from cudalint.nix.syntax import bindings_of, descendants, dotted_name, identifier_name, node_key, text, unparen
-from cudalint.rules._name_sites import NAME_SITES, dispatch, inherited_from
+from cudalint.rules._name_sites import NAME_SITES, dispatch, inherited_from_package_set
 
 RULE = Rule(
     code="CUDA005",
@@ -267,12 +267,10 @@ def _with_fix(ctx: Context, variable: Node, binding: NameBinding, name: str) -> 
 
 
 def _check_inherit(attrs: Node, ctx: Context) -> None:
-    inherited = inherited_from(attrs)
+    inherited = inherited_from_package_set(attrs, ctx)
     if inherited is None:
         return
     statement, source_node, names = inherited
-    if ctx.semantic.package_set_name(source_node) is None:
-        return
     for attr, name in names:
         if name not in ALIASES:
             continue
