@@ -79,22 +79,20 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     return f" (did you mean `{matches[0]}`?)" if matches else ""
 
 
+# TOML's names for the Python types tomllib returns (bool before int: a bool is an int).
+_TOML_TYPE_NAMES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a float"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "a table"),
+    ((_dt.date, _dt.time), "a date/time"),
+)
+
+
 def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a float"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, (_dt.date, _dt.time)):
-        return "a date/time"
-    return type(value).__name__
+    return next((name for types, name in _TOML_TYPE_NAMES if isinstance(value, types)), type(value).__name__)
 
 
 def _selector_candidates() -> list[str]:
