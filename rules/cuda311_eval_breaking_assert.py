@@ -77,7 +77,8 @@ from tree_sitter import Node
 
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.places import DERIVATION_BUILDERS, OVERRIDE_CALLS, WRAPPER_BUILDERS
 from cudalint.nix.syntax import (
     ATTRSET_TYPES,

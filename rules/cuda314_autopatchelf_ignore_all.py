@@ -73,9 +73,9 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import targets
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text, unparen
 
 RULE = Rule(
@@ -108,7 +108,7 @@ def check(binding: Node, ctx: Context) -> None:
     if attrset is None or attrset.type not in ATTRSET_TYPES or not _CUDA_WORDS.search(ctx.source.data[attrset.start_byte : attrset.end_byte]):
         return
     place = ctx.place(binding)
-    if place.is_shell or place.is_module or not targets.includes(ctx.settings.nixpkgs, LIST_FORM_SINCE):
+    if place.is_shell or place.is_module or not ctx.target.includes(LIST_FORM_SINCE):
         return
     named = sorted(set(_DRIVER_LIBRARIES.findall(text(attrset))) - {"libcuda"})
     wanted = " ".join(f'"{name}.so.1"' for name in ["libcuda", *named])

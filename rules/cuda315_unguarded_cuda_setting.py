@@ -86,7 +86,8 @@ import re
 from tree_sitter import Node
 
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import ATTRSET_TYPES, STRING_TYPES, attrpath_names, binding_value, descendants, text
 from cudalint.rules._cuda_switch import file_switch, guard_fix, in_attribute, is_guarded, mentions_switch
 
