@@ -96,9 +96,9 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import targets
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, last_name, text
 from cudalint.rules._cuda_compilation import (
     TORCH,
@@ -146,7 +146,7 @@ def check(apply: Node, ctx: Context) -> None:
     if call is None:
         return
     function, attrset = call
-    if not targets.includes(ctx.settings.nixpkgs, FIRST_USER_LIST):
+    if not ctx.target.includes(FIRST_USER_LIST):
         return
     if not nvcc_sources(attrset, ctx) or repackages(attrset, ctx) or _passes_arches(attrset, ctx):
         return
@@ -198,7 +198,7 @@ def _flags_spelling(attrset: Node, ctx: Context) -> str:
     """How the file reaches the formatted capabilities: `flags` when bound (`inherit (cudaPackages)
     flags;`), else through the package set; `cudaFlags` on targets before PR #322070."""
     deprecation = ctx.reference.deprecation("cudaFlags")
-    name = "cudaFlags" if deprecation is not None and not deprecation.in_effect_on(ctx.settings.nixpkgs) else "flags"
+    name = "cudaFlags" if deprecation is not None and not deprecation.in_effect_on(ctx.target) else "flags"
     if ctx.semantic.resolve_name(name, attrset).lexical:
         return name
     for _, node in nvcc_sources(attrset, ctx):

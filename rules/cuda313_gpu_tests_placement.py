@@ -108,7 +108,8 @@ from tree_sitter import Node
 from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.places import DERIVATION_BUILDERS
 from cudalint.nix.syntax import (
     ancestors,

@@ -19,8 +19,8 @@ from cudalint.nix.source import SourceFile
 from .diagnostics import lsp_range, to_lsp
 
 if TYPE_CHECKING:
-    from .state import ServerState
     from .documents import Snapshot
+    from .state import ServerState
 
 FIX_ALL = "source.fixAll.cudalint"
 KINDS = [types.CodeActionKind.QuickFix, FIX_ALL]

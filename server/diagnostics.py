@@ -19,8 +19,8 @@ from cudalint.lint.registry import known_codes, rule_by_code
 from cudalint.nix.source import SourceFile
 
 if TYPE_CHECKING:
-    from .state import ServerState
     from .documents import Snapshot
+    from .state import ServerState
 
 SOURCE = "cudalint"
 # Long enough to merge the changes of fast typing, short enough to feel immediate.

@@ -4,7 +4,8 @@ class in app.py (which imports them to wire each LSP method to its handler)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from lsprotocol import types
@@ -46,4 +47,4 @@ class ServerState(Protocol):
 
     def workspace_diagnostic_refresh(self, params: None) -> object: ...
 
-    def workspace_configuration_async(self, params: types.ConfigurationParams) -> object: ...
+    def workspace_configuration_async(self, params: types.ConfigurationParams) -> Awaitable[list[Any]]: ...

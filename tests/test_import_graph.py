@@ -49,8 +49,8 @@ def imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
                 source = node.module or ""
             found.add(source)
             found.update(f"{source}.{alias.name}" for alias in node.names)  # `from package import module`
-        for child in ast.iter_child_nodes(node):
-            visit(child)
+        for inner in ast.iter_child_nodes(node):
+            visit(inner)
 
     visit(tree)
     return found

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 from cudalint.lint.model import Applicability, FixAvailability
-from cudalint.lint.rule import Rule
 from cudalint.lint.registry import all_rules
+from cudalint.lint.rule import Rule
 
 START_MARKER = "<!-- rules:start -->"
 END_MARKER = "<!-- rules:end -->"

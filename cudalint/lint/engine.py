@@ -15,8 +15,8 @@ from tree_sitter import Tree
 
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Severity
-from cudalint.lint.rule import Rule
 from cudalint.lint.registry import all_rules, known_codes
+from cudalint.lint.rule import Rule
 from cudalint.lint.settings import LintSettings
 from cudalint.lint.suppressions import Suppression, find_suppressions, is_valid_code
 from cudalint.nix.parsing import parse, syntax_problems

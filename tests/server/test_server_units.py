@@ -12,12 +12,12 @@ from lsprotocol import types
 from cudalint.lint.engine import lint
 from cudalint.lint.fixing import apply_edits
 from cudalint.lint.settings import LintSettings
+from cudalint.lint.suppression_edits import suppression_edit
 from cudalint.nix.parsing import parse
 from cudalint.nix.source import SourceFile
 from cudalint.server.code_actions import changed_span
 from cudalint.server.configuration import Settings, parse_editor_settings
 from cudalint.server.documents import apply_changes
-from cudalint.lint.suppression_edits import suppression_edit
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 FIRE = sorted(FIXTURES.glob("*/fire_*.nix"))

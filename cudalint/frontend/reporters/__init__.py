@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from cudalint.lint.model import Applicability, Diagnostic
-from cudalint.lint.rule import Rule
 from cudalint.lint.results import FileResult, ReportedTarget
+from cudalint.lint.rule import Rule
 
 
 @dataclass(frozen=True)

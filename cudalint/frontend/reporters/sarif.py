@@ -20,8 +20,8 @@ from cudalint import __version__
 from cudalint.frontend.baseline import fingerprint
 from cudalint.frontend.reporters import ReportOptions, findings, targets
 from cudalint.lint.model import Applicability, Diagnostic, FixAvailability, Severity
-from cudalint.lint.rule import Rule
 from cudalint.lint.results import FileResult
+from cudalint.lint.rule import Rule
 from cudalint.nix.source import SourceFile
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
