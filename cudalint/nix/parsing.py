@@ -84,10 +84,11 @@ def is_gap_formal(node: tree_sitter.Node) -> bool:
     )
 
 
-def syntax_problems(tree: tree_sitter.Tree, source: SourceFile) -> list[SyntaxProblem]:
+def syntax_problems(tree: tree_sitter.Tree, source: SourceFile, definitions: list[tree_sitter.Node] | None = None) -> list[SyntaxProblem]:
     """What Nix's parser rejects, in file order: parse errors (the trailing-comma gap is not
-    one), duplicate formals and attributes defined twice."""
-    problems = _parse_errors(tree, source) + duplicate_definitions(tree.root_node) + _stray_white_space(tree, source)
+    one), duplicate formals and attributes defined twice. `definitions`: the tree's `formals`
+    and `binding_set` nodes when a walk already found them."""
+    problems = _parse_errors(tree, source) + duplicate_definitions(tree.root_node, definitions) + _stray_white_space(tree, source)
     problems.sort(key=lambda p: (p.start, p.end))
     return problems
 
@@ -165,18 +166,53 @@ _LEAF = object()  # a value that is not an attrset literal: nothing can be merge
 _MAX_MERGE_DEPTH = 64
 
 
-def duplicate_definitions(root: tree_sitter.Node) -> list[SyntaxProblem]:
+def duplicate_definitions(root: tree_sitter.Node, definitions: list[tree_sitter.Node] | None = None) -> list[SyntaxProblem]:
     """Duplicate formals and attributes, which Nix rejects while parsing.
 
     Nix merges attrset literals (`a = { x = 1; }; a.y = 2;` is fine) and rejects every other
-    second definition of a static name; dynamic names (`${x}`) are checked at evaluation."""
+    second definition of a static name; dynamic names (`${x}`) are checked at evaluation.
+    `definitions`: the `formals` and `binding_set` nodes below `root`, when already found."""
     found: dict[tuple[int, int], SyntaxProblem] = {}
-    for node in descendants(root):
+    for node in descendants(root) if definitions is None else definitions:
         if node.type == "formals":
             _duplicate_formals(node, found)
-        elif node.type == "binding_set":
+        elif node.type == "binding_set" and _first_names_repeat(node):
             _insert_bindings({}, node, found, report=True)
     return list(found.values())
+
+
+def _first_names_repeat(binding_set: tree_sitter.Node) -> bool:
+    """Whether two definitions of a binding set start with the same name: only then can one
+    be a duplicate (a binding set's nested literals are checked where they are), so the merge
+    below runs for few of them. Compares the names' bytes: quoted and plain spellings of a
+    name differ here, so a repeat counts whenever either could be one."""
+    seen: set[bytes] = set()
+    for binding in binding_set.named_children:
+        kind = binding.type
+        if kind == "binding":
+            attrpath = binding.child_by_field_name("attrpath")
+            first = attrpath.named_children[0] if attrpath is not None and attrpath.named_child_count else None
+            names = [first] if first is not None else []
+        elif kind in {"inherit", "inherit_from"}:
+            attrs = binding.child_by_field_name("attrs")
+            names = attrs.named_children if attrs is not None else []
+        else:
+            continue
+        for name in names:
+            key = _name_key(name)
+            if key in seen:
+                return True
+            seen.add(key)
+    return False
+
+
+def _name_key(node: tree_sitter.Node) -> bytes:
+    """A name's identity for `_first_names_repeat`: quoted names without interpolation count
+    as the plain name they spell (`"a"` and `a` repeat), anything else as its text."""
+    raw = node.text or b""
+    if node.type == "string_expression" and raw[:1] == b'"' and b"${" not in raw and b"\\" not in raw:
+        return raw[1:-1]
+    return raw
 
 
 def _name(node: tree_sitter.Node) -> str | None:

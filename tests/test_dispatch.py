@@ -1,0 +1,85 @@
+"""The engine's one-walk dispatch (and the duplicate-definition check fed by that walk) gives
+exactly the findings of the previous engine (a generator walk per purpose), kept in
+`engine.lint(..., legacy_walk=True)` for this comparison until it is removed.
+
+Every fixture, example and rule-docs example is linted both ways with all rules, and with each
+rule that fires alone; the hostile inputs (deep nesting, duplicate definitions) are compared too,
+notes included. Findings are compared with their fixes, so the order rules see nodes in (which
+decides which of several sites a rule reports) is covered.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cudalint.engine import SYNTAX_ERROR, lint
+from cudalint import parsing
+from cudalint.parsing import duplicate_definitions, parse
+from cudalint.settings import LintSettings
+from cudalint.source import SourceFile
+
+from snapshots import fixture_target
+from test_hostile_input import CASES
+from test_prefilter import SAMPLES
+
+
+def _outcome(source: SourceFile, settings: LintSettings, legacy: bool) -> tuple:
+    result = lint(source, settings, legacy_walk=legacy)
+    findings = [(d.code, d.start, d.end, d.message, d.severity, d.fixes, d.context) for d in result.diagnostics]
+    return findings, result.notes, result.internal_errors, result.suppressed
+
+
+@pytest.mark.parametrize("name,text", SAMPLES, ids=[name for name, _ in SAMPLES])
+def test_one_walk_dispatch_finds_what_the_previous_engine_found(name: str, text: str) -> None:
+    source = SourceFile(name, text)
+    target = fixture_target(text)
+    everything = LintSettings(**target)
+    previous = _outcome(source, everything, legacy=True)
+    assert _outcome(source, everything, legacy=False) == previous
+    for code in {finding[0] for finding in previous[0]} - {SYNTAX_ERROR}:
+        alone = LintSettings(enabled=frozenset({code, SYNTAX_ERROR}), **target)
+        assert _outcome(source, alone, legacy=False) == _outcome(source, alone, legacy=True), code
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_inputs_give_the_same_findings_and_notes(name: str) -> None:
+    source = SourceFile("hostile.nix", CASES[name])
+    assert _outcome(source, LintSettings(), legacy=False) == _outcome(source, LintSettings(), legacy=True)
+
+
+DUPLICATES = {
+    "repeated attribute": "{ a = 1; a = 2; }",
+    "quoted and plain spelling": '{ a = 1; "a" = 2; }',
+    "merged literals": "{ a = { x = 1; }; a.y = 2; a.x = 3; }",
+    "leaf then path": "{ a = 1; a.b = 2; }",
+    "inherit twice": "{ inherit a; inherit (b) a; }",
+    "inside a let": "let x = 1; x = 2; in x",
+    "nested literal": "{ a = { b = 1; b = 2; }; }",
+    "escaped names are dynamic": '{ "a\\"" = 1; "a\\"" = 2; }',
+    "interpolated names are dynamic": '{ ${x} = 1; ${x} = 2; }',
+    "distinct": "{ a = 1; b.c = 2; inherit d; }",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DUPLICATES))
+def test_duplicate_check_from_the_walk_matches_the_full_one(name: str) -> None:
+    """The walk hands the duplicate check only `formals` and `binding_set` nodes, and binding
+    sets without a repeated first name skip the merge: neither may lose a duplicate."""
+    source = SourceFile("d.nix", DUPLICATES[name])
+    root = parse(source).root_node
+    stack, definitions = [root], []
+    while stack:
+        node = stack.pop()
+        if node.type in {"formals", "binding_set"}:
+            definitions.append(node)
+        stack.extend(reversed(node.children))
+    found: dict = {}
+    for node in definitions:  # every binding set merged, as before the repeated-name shortcut
+        if node.type == "formals":
+            parsing._duplicate_formals(node, found)
+        else:
+            parsing._insert_bindings({}, node, found, report=True)
+    expected = list(found.values())
+    assert duplicate_definitions(root, definitions) == expected
+    assert duplicate_definitions(root) == expected
+    assert bool(expected) == (name not in {"distinct", "escaped names are dynamic", "interpolated names are dynamic"})
