@@ -2,6 +2,7 @@
 
     python -m bench.workers parse PATH    # baseline: every file read and parsed with tree-sitter, one process
     python -m bench.workers engine TREE   # bare parse vs engine.lint on the files the prefilter keeps
+    python -m bench.workers large FILE    # bare parse vs engine.lint on one (large) file
 """
 
 from __future__ import annotations
@@ -41,11 +42,17 @@ def parse_everything(root: str) -> dict:
 
 
 def engine_overhead(root: str, passes: int = 3) -> dict:
-    """Best-of-`passes` times, on the files the prefilter lets through, of a bare parse and of
-    `engine.lint` (which parses too): the engine's cost relative to tree-sitter's."""
+    """Median-of-`passes` times, on the files the prefilter lets through, of a bare parse, of
+    `engine.lint` (which parses too) and of the previous engine (`legacy_walk`), interleaved in
+    each pass so that a change in the machine's load hits all three alike; and the steps of the
+    engine: its walk, the syntax check fed by it, and the rules."""
+    import statistics
+
     from cudalint.lint import engine
+    from cudalint.lint.context import Context
+    from cudalint.nix.parsing import parse, syntax_problems
+    from cudalint.nix.semantic import Semantic
     from cudalint.lint.settings import LintSettings
-    from cudalint.nix.parsing import parse
     from cudalint.nix.source import SourceFile
 
     settings = LintSettings()
@@ -55,28 +62,66 @@ def engine_overhead(root: str, passes: int = 3) -> dict:
             data = handle.read()
         if engine.may_find(data, settings.enabled):
             sources.append(SourceFile(path, data.decode("utf-8")))
-    parse_times, lint_times = [], []
-    findings = 0
+    times: dict[str, list[float]] = {"parse": [], "lint": [], "legacy": [], "walk": [], "syntax": [], "rules": []}
+    findings = legacy_findings = 0
     for _ in range(passes):
         began = time.perf_counter()
-        for source in sources:
-            parse(source)
-        parse_times.append(time.perf_counter() - began)
+        trees = [parse(source) for source in sources]
+        times["parse"].append(time.perf_counter() - began)
         began = time.perf_counter()
         findings = sum(len(engine.lint(source, settings).diagnostics) for source in sources)
+        times["lint"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        legacy_findings = sum(len(engine.lint(source, settings, legacy_walk=True).diagnostics) for source in sources)
+        times["legacy"].append(time.perf_counter() - began)
+        # the steps, on the trees parsed above
+        walk = syntax = rules = 0.0
+        for source, tree in zip(sources, trees):
+            began = time.perf_counter()
+            dispatch = engine._dispatch(engine._rules_that_may_fire(source.data, settings.enabled))
+            walked = engine._walk(tree.root_node, dispatch, engine.MAX_RULE_DEPTH)
+            walk += time.perf_counter() - began
+            began = time.perf_counter()
+            syntax_problems(tree, source, walked.definitions)
+            syntax += time.perf_counter() - began
+            began = time.perf_counter()
+            context = Context(source, tree, Semantic(tree, source, walked.scopes), settings)
+            if dispatch:
+                engine._dispatch_walked(walked, context, [], [])
+            rules += time.perf_counter() - began
+        times["walk"].append(walk)
+        times["syntax"].append(syntax)
+        times["rules"].append(rules)
+    medians = {f"{name}_seconds": statistics.median(values) for name, values in times.items()}
+    return {"files": len(sources), "bytes": sum(len(s.data) for s in sources), "findings": findings, "legacy_findings": legacy_findings, **medians}
+
+
+def large_file(path: str, passes: int = 3) -> dict:
+    """Median-of-`passes` times of a bare parse and of `engine.lint` on one file, interleaved."""
+    import statistics
+
+    from cudalint.lint import engine
+    from cudalint.nix.parsing import parse
+    from cudalint.lint.settings import LintSettings
+    from cudalint.nix.source import SourceFile
+
+    with open(path, encoding="utf-8") as handle:
+        source = SourceFile(path, handle.read())
+    settings = LintSettings()
+    parse_times, lint_times, notes = [], [], []
+    for _ in range(passes):
+        began = time.perf_counter()
+        parse(source)
+        parse_times.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        notes = engine.lint(source, settings).notes
         lint_times.append(time.perf_counter() - began)
-    return {
-        "files": len(sources),
-        "bytes": sum(len(s.data) for s in sources),
-        "parse_seconds": min(parse_times),
-        "lint_seconds": min(lint_times),
-        "findings": findings,
-    }
+    return {"parse_seconds": statistics.median(parse_times), "lint_seconds": statistics.median(lint_times), "notes": notes}
 
 
 def main(argv: list[str]) -> int:
     kind, root = argv
-    result = parse_everything(root) if kind == "parse" else engine_overhead(root)
+    result = {"parse": parse_everything, "engine": engine_overhead, "large": large_file}[kind](root)
     print(json.dumps(result))
     return 0
 

@@ -100,9 +100,7 @@ def function_calls(ctx: Context) -> list[tuple[int, int, str, Node]]:
     cache = _cache(ctx)
     if "calls" not in cache:
         calls = []
-        for node in descendants(ctx.tree.root_node):
-            if node.type not in STRING_TYPES:
-                continue
+        for node in ctx.semantic.nodes_of_type(*sorted(STRING_TYPES)):
             for line, match in shell_view(ctx, node).code_matches(CALL_WORD):
                 calls.append((line.start + match.start(1), line.start + match.end(1), match.group(1).decode(), node))
         cache["calls"] = calls

@@ -66,7 +66,7 @@ from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
-from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, identifier_name, text
+from cudalint.nix.syntax import attrpath_names, dotted_name, identifier_name, text
 from cudalint.rules._name_sites import NAME_SITES, dispatch, inherited_from_package_set
 
 if TYPE_CHECKING:
@@ -179,9 +179,8 @@ def _defined_in_file(ctx: Context, name: str) -> bool:
     bound = memo.get("bound names")
     if bound is None:
         names: set[str | None] = set()
-        for node in descendants(ctx.tree.root_node):
-            if node.type == "binding":
-                names.update(attrpath_names(node.child_by_field_name("attrpath")))
+        for node in ctx.semantic.nodes_of_type("binding"):
+            names.update(attrpath_names(node.child_by_field_name("attrpath")))
         bound = memo["bound names"] = frozenset(n for n in names if n is not None)
     return name in bound
 

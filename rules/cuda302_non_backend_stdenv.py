@@ -294,8 +294,8 @@ def _calls_giving_stdenv(ctx: Context) -> list[tuple[Node, list[Node]]]:
     cache = ctx.semantic.memo(__name__)
     if "calls" not in cache:
         calls = []
-        for call in descendants(ctx.tree.root_node):
-            if call.type != "apply_expression" or outermost_apply(call) != call:
+        for call in ctx.semantic.nodes_of_type("apply_expression"):
+            if outermost_apply(call) != call:
                 continue
             callee, arguments = flatten_apply(call)
             given = None

@@ -72,7 +72,7 @@ from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
-from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
+from cudalint.nix.syntax import attrpath_names, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
 
 RULE = Rule(
     code="CUDA303",
@@ -169,8 +169,8 @@ def _call_package_functions(ctx: Context) -> set[tuple[int, int]]:
     cache = ctx.semantic.memo(__name__)
     if "functions" not in cache:
         found: set[tuple[int, int]] = set()
-        for call in descendants(ctx.tree.root_node):
-            if call.type != "apply_expression" or outermost_apply(call) != call:
+        for call in ctx.semantic.nodes_of_type("apply_expression"):
+            if outermost_apply(call) != call:
                 continue
             callee, arguments = flatten_apply(call)
             if last_name(callee) not in _CALL_PACKAGE or not arguments:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from cudalint.engine import SYNTAX_ERROR, lint
-from cudalint import parsing
-from cudalint.parsing import duplicate_definitions, parse
-from cudalint.settings import LintSettings
-from cudalint.source import SourceFile
+from cudalint.lint.engine import SYNTAX_ERROR, lint
+from cudalint.nix import parsing
+from cudalint.nix.parsing import duplicate_definitions, nodes_of_type, parse
+from cudalint.lint.settings import LintSettings
+from cudalint.nix.source import SourceFile
+from cudalint.nix.syntax import descendants, node_key
 
 from snapshots import fixture_target
 from test_hostile_input import CASES
@@ -83,3 +84,17 @@ def test_duplicate_check_from_the_walk_matches_the_full_one(name: str) -> None:
     assert duplicate_definitions(root, definitions) == expected
     assert duplicate_definitions(root) == expected
     assert bool(expected) == (name not in {"distinct", "escaped names are dynamic", "interpolated names are dynamic"})
+
+
+_TYPES = (("assert_expression",), ("binding",), ("apply_expression",), ("variable_expression",), ("indented_string_expression", "string_expression"))
+
+
+@pytest.mark.parametrize("name,text", SAMPLES + [(f"hostile {name}", text) for name, text in CASES.items()], ids=lambda value: str(value)[:60])
+def test_nodes_of_type_are_the_walks_nodes_in_its_order(name: str, text: str) -> None:
+    """Rules that look at every node of a type in a file get them from a tree-sitter query:
+    exactly the nodes, in the order, of a walk of the whole tree."""
+    root = parse(SourceFile(name, text)).root_node
+    walked = list(descendants(root))
+    for types in _TYPES:
+        expected = [node_key(n) for n in walked if n.type in types]
+        assert [node_key(n) for n in nodes_of_type(root, types)] == expected, types

@@ -147,7 +147,7 @@ def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None, p
     if settings.is_enabled(SYNTAX_ERROR):
         diagnostics.extend(Diagnostic(SYNTAX_ERROR, p.message, p.start, p.end, Severity.ERROR) for p in problems)
 
-    context = Context(source, tree, Semantic(tree, source), settings)
+    context = Context(source, tree, Semantic(tree, source, None if walked is None else walked.scopes), settings)
     if walked is None:
         _run_rules_legacy(tree.root_node, context, dispatch, notes, internal_errors)
     elif dispatch:
@@ -159,16 +159,19 @@ def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None, p
 @dataclass
 class _Walked:
     """What one walk of a tree found: the nodes to dispatch (pre-order, with their rules), the
-    formals and binding sets the duplicate-definition check reads (at any depth), and the first
-    node whose children are below the rules' depth limit."""
+    formals and binding sets the duplicate-definition check reads and the `let` and `rec`
+    scopes the semantic view resolves names in (at any depth), and the first node whose
+    children are below the rules' depth limit."""
 
     root: Node
     dispatched: list[tuple[Node, tuple[Rule, ...]]]
     definitions: list[Node]
+    scopes: list[Node]
     too_deep: Node | None
 
 
 _DEFINITION_TYPES = frozenset({"formals", "binding_set"})
+_SCOPE_TYPES = frozenset({"let_expression", "rec_attrset_expression"})
 
 
 def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> _Walked:
@@ -178,6 +181,7 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
     into pre-order, took twice as long: the query engine's per-node cost exceeds the walk's)."""
     dispatched: list[tuple[Node, tuple[Rule, ...]]] = []
     definitions: list[Node] = []
+    scopes: list[Node] = []
     too_deep = None
     cursor = root.walk()
     depth = 0
@@ -190,6 +194,8 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
             dispatched.append((node, rules))
         if kind in _DEFINITION_TYPES:
             definitions.append(node)
+        elif kind in _SCOPE_TYPES:
+            scopes.append(node)
         if cursor.goto_first_child():
             if depth == max_depth and too_deep is None:
                 too_deep = node
@@ -199,7 +205,7 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
             cursor.goto_parent()
             depth -= 1
         if depth == 0:
-            return _Walked(root, dispatched, definitions, too_deep)
+            return _Walked(root, dispatched, definitions, scopes, too_deep)
 
 
 def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], internal_errors: list[str]) -> None:

@@ -24,7 +24,6 @@ from cudalint.nix.syntax import (
     attrpath_names,
     binding_value,
     bindings_of,
-    descendants,
     dotted_name,
     flatten_apply,
     identifier_name,
@@ -147,9 +146,13 @@ class Call:
 
 
 class Semantic:
-    def __init__(self, tree: Tree, source: SourceFile) -> None:
+    def __init__(self, tree: Tree, source: SourceFile, scopes: list[Node] | None = None) -> None:
+        """`scopes`: every `let` and `rec` attrset of the tree, when a walk already found them;
+        then names no scope binds are resolved without climbing the tree (`_may_be_bound`)."""
         self.tree = tree
         self.source = source
+        self._scopes = scopes
+        self._bound_names: frozenset[str] | None = None
         self._scope_cache: dict[tuple[int, int, str], dict[str, Node]] = {}
         self._shell_cache: dict[tuple[int, int, str], ShellText | None] = {}
         self._variables: dict[str, list[Node]] = {}
@@ -158,6 +161,8 @@ class Semantic:
         # every rule that looks at a variable asks these again: answer each once per file
         self._resolve_cache: dict[tuple[str, tuple[int, int, str]], NameBinding] = {}
         self._ref_cache: dict[tuple[int, int, str], CudaRef | None] = {}
+        self._root_cache: dict[tuple[int, int, str], Node] = {}
+        self._typed_nodes: dict[tuple[str, ...], list[Node]] = {}
         self._module_file: bool | None = None
         self._memos: dict[str, dict] = {}
 
@@ -166,6 +171,16 @@ class Semantic:
         that answers one question many times per file; `owner` is its module's `__name__`. The
         one per-file cache: no attributes set on this object, no module-level weak maps."""
         return self._memos.setdefault(owner, {})
+
+    def nodes_of_type(self, *types: str) -> list[Node]:
+        """Every node of these types in the file, in pre-order (found by a tree-sitter query,
+        once per file and types): for rules that look at all the `assert`s or calls of a file."""
+        found = self._typed_nodes.get(types)
+        if found is None:
+            from cudalint.nix.parsing import nodes_of_type
+
+            found = self._typed_nodes[types] = nodes_of_type(self.tree.root_node, types)
+        return found
 
     def place(self, node: Node) -> Place:
         """Where `node` stands: a package, a dev shell, a module or an override (cudalint.nix.places)."""
@@ -504,6 +519,17 @@ class Semantic:
                 return variable
         return None
 
+    def _may_be_bound(self, name: str) -> bool:
+        """Whether a `let` or `rec` scope of the file may bind `name` (True when the scopes are
+        not known). A variable whose name none binds resolves to a formal, a `with` or nothing,
+        where only its name can make it a CUDA package or package set: the engine asks this for
+        every variable of every parsed file, and the climb to the root dominated in large ones."""
+        if self._scopes is None:
+            return True
+        if self._bound_names is None:
+            self._bound_names = frozenset(name for scope in self._scopes for name in self._scope(scope))
+        return name in self._bound_names
+
     def _scope(self, scope: Node) -> dict[str, Node]:
         key = node_key(scope)
         cached = self._scope_cache.get(key)
@@ -546,6 +572,8 @@ class Semantic:
             name = text(node.child_by_field_name("name"))
             if catalog.is_package_set_name(name):
                 return name
+            if not self._may_be_bound(name):
+                return None
             binding = self.resolve(node)
             if binding.kind in {"let", "rec"} and binding.value is not None:
                 return self.package_set_name(binding.value, depth + 1)
@@ -620,6 +648,8 @@ class Semantic:
     def _variable_ref(self, whole: Node, variable: Node, depth: int) -> CudaRef | None:
         identifier = variable.child_by_field_name("name")
         name = text(identifier)
+        if not self._may_be_bound(name) and not catalog.is_cuda_package(name) and not catalog.is_runfile_toolkit(name):
+            return None
         binding = self.resolve(variable)
         if binding.kind in {"let", "rec"}:
             if binding.value is None:
@@ -652,6 +682,15 @@ class Semantic:
     def reference_root(self, node: Node) -> Node:
         """Climb from an identifier to the whole expression that references a package:
         `cudaPackages.libcublas.dev`, `(lib.getDev libcublas)`, `lib.getOutput "static" x`."""
+        key = node_key(node)
+        root = self._root_cache.get(key)
+        if root is None:
+            # several rules ask for every variable; each climb asks tree-sitter for parents,
+            # which costs the siblings before each ancestor (thousands in generated files)
+            root = self._root_cache[key] = self._reference_root(node)
+        return root
+
+    def _reference_root(self, node: Node) -> Node:
         current = node
         if current.type == "identifier" and current.parent is not None and current.parent.type == "variable_expression":
             current = current.parent
@@ -673,9 +712,7 @@ class Semantic:
     def cuda_refs(self) -> Iterator[CudaRef]:
         """Every outermost CUDA package reference in the file, once each."""
         seen: set[tuple[int, int, str]] = set()
-        for node in descendants(self.tree.root_node):
-            if node.type != "variable_expression":
-                continue
+        for node in self.nodes_of_type("variable_expression"):
             root = self.reference_root(node)
             key = node_key(root)
             if key in seen:
