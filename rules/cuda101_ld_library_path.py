@@ -145,6 +145,8 @@ def check(node: Node, ctx: Context) -> None:
 
 
 def _check_binding(binding: Node, ctx: Context) -> None:
+    if ctx.source.data.find(_LD, binding.start_byte, binding.end_byte) < 0:
+        return  # (both cases below spell it in the binding: the bytes first)
     attrpath = binding.child_by_field_name("attrpath")
     names = attrpath_names(attrpath)
     owner = binding.parent.parent if binding.parent is not None else None

@@ -140,7 +140,10 @@ def check(node: Node, ctx: Context) -> None:
 
 
 def _check_binding(binding: Node, ctx: Context) -> None:
-    names = attrpath_names(binding.child_by_field_name("attrpath"))
+    attrpath = binding.child_by_field_name("attrpath")
+    if attrpath is None or b"cuda" not in ctx.source.data[attrpath.start_byte : attrpath.end_byte].lower():
+        return  # (the engine hands over every binding of a file that mentions CUDA: the bytes first)
+    names = attrpath_names(attrpath)
     if not names or not any(n is not None and _CUDA_NAME.search(n) for n in names):
         return
     if _in_override_attrs(binding):
@@ -298,6 +301,8 @@ def _override_fix(call: Node | None, attrset: Node) -> Fix | None:
 
 
 def _check_call(apply: Node, ctx: Context) -> None:
+    if ctx.source.data.find(b"cudaSupport", apply.start_byte, apply.end_byte) < 0:
+        return  # (only a call given `cudaSupport` can be reported: the bytes first)
     if outermost_apply(apply) != apply:
         return
     function, arguments = flatten_apply(apply)

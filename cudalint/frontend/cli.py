@@ -369,8 +369,11 @@ def _check(args: argparse.Namespace) -> int:
     index: dict = {}
     by_identity: dict[int, int] = {}  # the resolver hands the files of a directory one object
 
-    def settings_index(path: str) -> int:
-        settings = resolver.settings_for(path)
+    # Pins are looked up by the workers, for the few files they parse (see `DEFERRED_PIN`).
+    defer_pins = runner.can_defer_pins()
+
+    def settings_index(path: str, stdin: bool = False) -> int:
+        settings = resolver.settings_for(path, defer_pin=defer_pins and not stdin)
         known = by_identity.get(id(settings))
         if known is not None and table[known] is settings:
             return known
@@ -407,7 +410,7 @@ def _check(args: argparse.Namespace) -> int:
             data = sys.stdin.buffer.read()
             display = display_path(stdin_path, cwd) if stdin_name else "-"
             new = changes.for_path(stdin_path) if changes is not None else None
-            stdin_task = runner.Task(None, display, settings_index(stdin_path), True, data, new=new)
+            stdin_task = runner.Task(None, display, settings_index(stdin_path, stdin=True), True, data, new=new)
             count += 1
             yield stdin_task
         progress.total = count
@@ -421,7 +424,7 @@ def _check(args: argparse.Namespace) -> int:
     # the run before any file is written.
     queue = list(tasks()) if mode == runner.FIX else tasks()
     try:
-        checked = list(runner.run(queue, table, mode, args.jobs or default_jobs(), progress))
+        checked = list(runner.run(queue, table, mode, args.jobs or default_jobs(), progress, resolver.pin))
     finally:
         progress.clear()
     # the order of the report does not depend on the order the walk and the workers took

@@ -9,6 +9,7 @@ needs (unsafe fixes, the size limit).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import difflib
 import json
@@ -414,6 +415,17 @@ class FileSettings:
     pin: Pin = NEWEST  # the target nixpkgs and where it came from
 
 
+# `settings_for(path, defer_pin=True)`: the pin around the file is not looked up yet. Only the few
+# files the prefilter lets through need it, so the process that parses them looks it up
+# (`with_pin`): the walking process no longer reads a `default.nix` in every directory.
+DEFERRED_PIN = Pin(None, "(not looked up yet)")
+
+
+def with_pin(settings: FileSettings, pin: Pin) -> FileSettings:
+    """`settings` for the pin looked up around the file (settings whose pin was deferred)."""
+    return dataclasses.replace(settings, lint=dataclasses.replace(settings.lint, nixpkgs=pin.nixpkgs), pin=pin)
+
+
 @dataclass
 class Resolver:
     """Finds the configuration for each file (cached per directory) and computes its settings."""
@@ -426,7 +438,7 @@ class Resolver:
     _settings: dict[tuple, LintSettings] = field(default_factory=dict)
     _flake: dict[str, Pin] = field(default_factory=dict)
     _fixed: Config | None = None
-    _dir_settings: dict[str, FileSettings] = field(default_factory=dict)
+    _dir_settings: dict[tuple[str, bool], FileSettings] = field(default_factory=dict)
     # what the walk saw in the directories it listed (give the walker the same object)
     listings: Listings = field(default_factory=Listings)
 
@@ -543,11 +555,12 @@ class Resolver:
                     return Pin(target, f"{shown(name)} fetches nixpkgs")
         return None
 
-    def settings_for(self, path: str) -> FileSettings:
+    def settings_for(self, path: str, defer_pin: bool = False) -> FileSettings:
         """Settings for a file (absolute path; for stdin, the --stdin-filename or a path in the
-        working directory)."""
+        working directory). With `defer_pin`, a pin found in the file system is left to
+        `with_pin(settings, resolver.pin(directory))` (a configured target is not)."""
         directory = os.path.dirname(path)
-        cached = self._dir_settings.get(directory)
+        cached = self._dir_settings.get((directory, defer_pin))
         if cached is not None:
             return cached
         config = self.config_for_dir(directory)
@@ -562,6 +575,8 @@ class Resolver:
             pin = Pin(self.overrides.nixpkgs, "--nixpkgs", explicit=True)
         elif config.nixpkgs is not None:
             pin = Pin(config.nixpkgs, f"{display_path(config.path, self.cwd) if config.path else 'configuration'} nixpkgs", explicit=True)
+        elif defer_pin:
+            pin = DEFERRED_PIN
         else:
             pin = self.pin(directory)
         nixpkgs = pin.nixpkgs
@@ -574,5 +589,5 @@ class Resolver:
         unsafe = self.overrides.unsafe_fixes if self.overrides.unsafe_fixes is not None else bool(config.unsafe_fixes)
         settings = FileSettings(lint, unsafe, config.max_file_size or DEFAULT_MAX_FILE_SIZE, config.path, pin)
         if not config.per_file_ignores:  # then the directory decides: the files in it share one object
-            self._dir_settings[directory] = settings
+            self._dir_settings[directory, defer_pin] = settings
         return settings

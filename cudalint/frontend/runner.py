@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from cudalint.frontend import files
-from cudalint.frontend.config import FileSettings
+from cudalint.frontend.config import DEFERRED_PIN, FileSettings, with_pin
 from cudalint.frontend.newcode import NewLines, Scope
+from cudalint.knowledge.pins import Pin
 from cudalint.lint.results import FileResult, ReportedTarget
 from cudalint.nix.source import SourceFile
 
@@ -36,6 +37,17 @@ class AddSuppressions:
 Mode = str | AddSuppressions
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 16
+
+# The run's pin lookup (`Resolver.pin`) for tasks whose settings deferred it (`DEFERRED_PIN`):
+# set by `run` before it forks the workers, which inherit it.
+_pin_lookup: Callable[[str], Pin] | None = None
+
+
+def can_defer_pins() -> bool:
+    """Whether workers can look pins up themselves: forked workers inherit the lookup."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 # A SourceFile crosses process boundaries as (path, text); its derived fields are rebuilt.
 copyreg.pickle(SourceFile, lambda s: (SourceFile, (s.path, s.text)))
@@ -123,6 +135,9 @@ def process_source(
         if mode == FIX and write_path is None:
             processed.output = read.raw
         return processed
+    if settings.pin == DEFERRED_PIN:
+        assert _pin_lookup is not None and write_path is not None, "a deferred pin needs the run's lookup and the file's path"
+        settings = with_pin(settings, _pin_lookup(os.path.dirname(write_path)))
     settings, target = file_target(read.text, display, settings, os.path.dirname(write_path) if write_path else None)
     processed = _process_parsed(display, read, settings, mode, write_path, new)
     if processed.result is not None:
@@ -343,10 +358,14 @@ def run(
     mode: Mode,
     jobs: int,
     progress: Callable[[int], None] | None = None,
+    pin_lookup: Callable[[str], Pin] | None = None,
 ) -> Iterator[tuple[Task, Processed]]:
     """Process tasks, yielding each with its result, in task order. `tasks` may be a generator
     (a directory walk): workers start on the first batches while it goes on. `table` is read as
-    the tasks come (a task's settings index must be in it by the time the task is produced)."""
+    the tasks come (a task's settings index must be in it by the time the task is produced).
+    `pin_lookup` answers the settings that deferred their pin (only with `can_defer_pins()`)."""
+    global _pin_lookup
+    _pin_lookup = pin_lookup
     _warm_up()
     pending = iter(tasks)
     first = list(itertools.islice(pending, PARALLEL_THRESHOLD))
