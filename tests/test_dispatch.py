@@ -24,6 +24,10 @@ from test_hostile_input import CASES
 from test_prefilter import SAMPLES
 
 
+# Notes are compared: a loaded machine must not run a budget out in one of the two runs only.
+NO_DEADLINE = 1e6
+
+
 def _outcome(source: SourceFile, settings: LintSettings, legacy: bool) -> tuple:
     result = lint(source, settings, legacy_walk=legacy)
     findings = [(d.code, d.start, d.end, d.message, d.severity, d.fixes, d.context) for d in result.diagnostics]
@@ -34,18 +38,19 @@ def _outcome(source: SourceFile, settings: LintSettings, legacy: bool) -> tuple:
 def test_one_walk_dispatch_finds_what_the_previous_engine_found(name: str, text: str) -> None:
     source = SourceFile(name, text)
     target = fixture_target(text)
-    everything = LintSettings(**target)
+    everything = LintSettings(time_budget=NO_DEADLINE, **target)
     previous = _outcome(source, everything, legacy=True)
     assert _outcome(source, everything, legacy=False) == previous
     for code in {finding[0] for finding in previous[0]} - {SYNTAX_ERROR}:
-        alone = LintSettings(enabled=frozenset({code, SYNTAX_ERROR}), **target)
+        alone = LintSettings(enabled=frozenset({code, SYNTAX_ERROR}), time_budget=NO_DEADLINE, **target)
         assert _outcome(source, alone, legacy=False) == _outcome(source, alone, legacy=True), code
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_hostile_inputs_give_the_same_findings_and_notes(name: str) -> None:
     source = SourceFile("hostile.nix", CASES[name])
-    assert _outcome(source, LintSettings(), legacy=False) == _outcome(source, LintSettings(), legacy=True)
+    unhurried = LintSettings(time_budget=NO_DEADLINE)
+    assert _outcome(source, unhurried, legacy=False) == _outcome(source, unhurried, legacy=True)
 
 
 DUPLICATES = {
@@ -59,26 +64,31 @@ DUPLICATES = {
     "escaped names are dynamic": '{ "a\\"" = 1; "a\\"" = 2; }',
     "interpolated names are dynamic": '{ ${x} = 1; ${x} = 2; }',
     "distinct": "{ a = 1; b.c = 2; inherit d; }",
+    "repeated formal": "{ a, b, a }: a",
+    "formal named like the whole argument": "args@{ args, b }: b",
+    "whole argument after the formals": "{ a, b }@a: b",
+    "formals of nested functions": "{ a }: x: { b, b ? 1 }: a",
 }
 
 
 @pytest.mark.parametrize("name", sorted(DUPLICATES))
 def test_duplicate_check_from_the_walk_matches_the_full_one(name: str) -> None:
-    """The walk hands the duplicate check only `formals` and `binding_set` nodes, and binding
-    sets without a repeated first name skip the merge: neither may lose a duplicate."""
+    """The walk hands the duplicate check only functions, `formals` and `binding_set` nodes
+    (a function's formals follow it), and binding sets without a repeated first name skip the
+    merge: none of it may lose a duplicate."""
     source = SourceFile("d.nix", DUPLICATES[name])
     root = parse(source).root_node
     stack, definitions = [root], []
     while stack:
         node = stack.pop()
-        if node.type in {"formals", "binding_set"}:
+        if node.type in {"function_expression", "formals", "binding_set"}:
             definitions.append(node)
         stack.extend(reversed(node.children))
     found: dict = {}
     for node in definitions:  # every binding set merged, as before the repeated-name shortcut
         if node.type == "formals":
-            parsing._duplicate_formals(node, found)
-        else:
+            parsing._duplicate_formals(node, found)  # (its function found as its parent)
+        elif node.type == "binding_set":
             parsing._insert_bindings({}, node, found, report=True)
     expected = list(found.values())
     assert duplicate_definitions(root, definitions) == expected

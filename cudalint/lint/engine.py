@@ -159,7 +159,7 @@ def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None, p
 @dataclass
 class _Walked:
     """What one walk of a tree found: the nodes to dispatch (pre-order, with their rules), the
-    formals and binding sets the duplicate-definition check reads and the `let` and `rec`
+    functions, formals and binding sets the duplicate-definition check reads and the `let` and `rec`
     scopes the semantic view resolves names in (at any depth), and the first node whose
     children are below the rules' depth limit."""
 
@@ -170,7 +170,7 @@ class _Walked:
     too_deep: Node | None
 
 
-_DEFINITION_TYPES = frozenset({"formals", "binding_set"})
+_DEFINITION_TYPES = frozenset({"function_expression", "formals", "binding_set"})
 _SCOPE_TYPES = frozenset({"let_expression", "rec_attrset_expression"})
 
 

@@ -185,12 +185,17 @@ def duplicate_definitions(root: tree_sitter.Node, definitions: list[tree_sitter.
 
     Nix merges attrset literals (`a = { x = 1; }; a.y = 2;` is fine) and rejects every other
     second definition of a static name; dynamic names (`${x}`) are checked at evaluation.
-    `definitions`: the `formals` and `binding_set` nodes below `root`, when already found."""
+    `definitions`: the `function_expression`, `formals` and `binding_set` nodes below `root`
+    in pre-order, when already found."""
     found: dict[tuple[int, int], SyntaxProblem] = {}
+    function = None  # the last function seen: in pre-order, the one holding the next formals
     for node in descendants(root) if definitions is None else definitions:
-        if node.type == "formals":
-            _duplicate_formals(node, found)
-        elif node.type == "binding_set" and _first_names_repeat(node):
+        kind = node.type
+        if kind == "function_expression":
+            function = node
+        elif kind == "formals":
+            _duplicate_formals(node, found, function)
+        elif kind == "binding_set" and _first_names_repeat(node):
             _insert_bindings({}, node, found, report=True)
     return list(found.values())
 
@@ -237,9 +242,12 @@ def _name(node: tree_sitter.Node) -> str | None:
     return None
 
 
-def _duplicate_formals(formals: tree_sitter.Node, found: dict) -> None:
+def _duplicate_formals(formals: tree_sitter.Node, found: dict, function: tree_sitter.Node | None = None) -> None:
     names: set[str] = set()
-    function = formals.parent
+    if function is None or function.child_by_field_name("formals") != formals:
+        # (asking tree-sitter for a parent costs the siblings of every ancestor: thousands in a
+        # generated package set, where the walk has already seen the function)
+        function = formals.parent
     universal = function.child_by_field_name("universal") if function is not None else None
     if universal is not None:
         names.add(universal.text.decode("utf-8", "replace"))
