@@ -220,16 +220,7 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
         if count % _CLOCK_INTERVAL == 0 and count and time.monotonic() > deadline:
             notes.append(_out_of_time(node, context))
             break
-        context.node = node
-        for rule in rules:
-            if rule.code in failed:
-                continue
-            context.rule = rule
-            try:
-                rule.check(node, context)  # type: ignore[misc]
-            except Exception:  # a rule bug must not lose the other findings
-                failed.add(rule.code)
-                internal_errors.append(f"internal error in {rule.code}: {traceback.format_exc(limit=-3).strip()}")
+        _apply(node, rules, context, failed, internal_errors)
     context.node = None
     if walked.too_deep is not None:
         notes.append(_too_deep(walked.too_deep, source))
@@ -274,8 +265,12 @@ def _run_rules_legacy(root, context: Context, dispatch: dict[str, tuple[Rule, ..
 
 def _check_node(node, context: Context, dispatch: dict[str, tuple[Rule, ...]], failed: set[str], internal_errors: list[str]) -> None:
     rules = dispatch.get(node.type)
-    if not rules:
-        return
+    if rules:
+        _apply(node, rules, context, failed, internal_errors)
+
+
+def _apply(node: Node, rules: tuple[Rule, ...], context: Context, failed: set[str], internal_errors: list[str]) -> None:
+    """Run the rules' checks on one node; a rule that raised is not run again."""
     context.node = node
     for rule in rules:
         if rule.code in failed:
