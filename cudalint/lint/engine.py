@@ -164,7 +164,8 @@ class _Walked:
     children are below the rules' depth limit."""
 
     root: Node
-    dispatched: list[tuple[Node, tuple[Rule, ...]]]
+    dispatch: dict[str, tuple[Rule, ...]]
+    dispatched: list[Node]  # (nodes only: a generated file has hundreds of thousands)
     definitions: list[Node]
     scopes: list[Node]
     too_deep: Node | None
@@ -179,7 +180,7 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
     the duplicate-definition check. Measured on the benchmark's parsed files, this is faster
     than tree-sitter queries (`QueryCursor.captures` over the dispatched types, sorted back
     into pre-order, took twice as long: the query engine's per-node cost exceeds the walk's)."""
-    dispatched: list[tuple[Node, tuple[Rule, ...]]] = []
+    dispatched: list[Node] = []
     definitions: list[Node] = []
     scopes: list[Node] = []
     too_deep = None
@@ -191,7 +192,7 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
         kind = node.type
         rules = get(kind)
         if rules is not None and depth <= max_depth:
-            dispatched.append((node, rules))
+            dispatched.append(node)
         if kind in _DEFINITION_TYPES:
             definitions.append(node)
         elif kind in _SCOPE_TYPES:
@@ -205,7 +206,7 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
             cursor.goto_parent()
             depth -= 1
         if depth == 0:
-            return _Walked(root, dispatched, definitions, scopes, too_deep)
+            return _Walked(root, dispatch, dispatched, definitions, scopes, too_deep)
 
 
 def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], internal_errors: list[str]) -> None:
@@ -216,11 +217,12 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
     if time.monotonic() > deadline:
         notes.append(_out_of_time(walked.root, context))
         return
-    for count, (node, rules) in enumerate(walked.dispatched):
+    dispatch = walked.dispatch
+    for count, node in enumerate(walked.dispatched):
         if count % _CLOCK_INTERVAL == 0 and count and time.monotonic() > deadline:
             notes.append(_out_of_time(node, context))
             break
-        _apply(node, rules, context, failed, internal_errors)
+        _apply(node, dispatch[node.type], context, failed, internal_errors)
     context.node = None
     if walked.too_deep is not None:
         notes.append(_too_deep(walked.too_deep, source))
