@@ -11,10 +11,11 @@ import sys
 
 import pytest
 
+from cudalint.lint import engine
 from cudalint.lint.engine import lint
 from cudalint.lint.registry import all_rules
 from cudalint.lint.settings import LintSettings
-from cudalint.nix import syntax
+from cudalint.nix import parsing, syntax
 from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
 from nix_generator import dense_list
@@ -40,6 +41,20 @@ def work(copies: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         return resolve(self, *args, **kwargs)
 
     monkeypatch.setattr(Semantic, "resolve", counting_resolve)
+    # the engine's own walk and the tree-sitter queries rules ask visit nodes too
+    engine_walk, typed = engine._walk, parsing.nodes_of_type
+
+    def counting_engine_walk(root, *args, **kwargs):
+        counts["nodes"] += root.descendant_count
+        return engine_walk(root, *args, **kwargs)
+
+    def counting_nodes_of_type(*args, **kwargs):
+        found = typed(*args, **kwargs)
+        counts["nodes"] += len(found)
+        return found
+
+    monkeypatch.setattr(engine, "_walk", counting_engine_walk)
+    monkeypatch.setattr(parsing, "nodes_of_type", counting_nodes_of_type)
     text = dense_list(copies).decode("utf-8")
     result = lint(SourceFile("dense.nix", text), LintSettings(time_budget=600.0))
     assert not result.internal_errors and not result.notes
