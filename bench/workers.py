@@ -50,9 +50,9 @@ def engine_overhead(root: str, passes: int = 3) -> dict:
 
     from cudalint.lint import engine
     from cudalint.lint.context import Context
+    from cudalint.lint.settings import LintSettings
     from cudalint.nix.parsing import parse, syntax_problems
     from cudalint.nix.semantic import Semantic
-    from cudalint.lint.settings import LintSettings
     from cudalint.nix.source import SourceFile
 
     settings = LintSettings()
@@ -101,8 +101,8 @@ def large_file(path: str, passes: int = 3) -> dict:
     import statistics
 
     from cudalint.lint import engine
-    from cudalint.nix.parsing import parse
     from cudalint.lint.settings import LintSettings
+    from cudalint.nix.parsing import parse
     from cudalint.nix.source import SourceFile
 
     with open(path, encoding="utf-8") as handle:

@@ -13,16 +13,14 @@ from __future__ import annotations
 import pytest
 
 from cudalint.lint.engine import SYNTAX_ERROR, lint
+from cudalint.lint.settings import LintSettings
 from cudalint.nix import parsing
 from cudalint.nix.parsing import duplicate_definitions, nodes_of_type, parse
-from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import descendants, node_key
-
 from snapshots import fixture_target
 from test_hostile_input import CASES
 from test_prefilter import SAMPLES
-
 
 # Notes are compared: a loaded machine must not run a budget out in one of the two runs only.
 NO_DEADLINE = 1e6

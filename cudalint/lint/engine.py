@@ -189,6 +189,7 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
     get = dispatch.get
     while True:
         node = cursor.node
+        assert node is not None  # a cursor always stands on a node
         kind = node.type
         rules = get(kind)
         if rules is not None and depth <= max_depth:
