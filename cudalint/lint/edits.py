@@ -307,6 +307,8 @@ def remove_formal(source: SourceFile, formal: Node) -> Edit:
         return Edit(formal.start_byte, end, "")
     previous = formal.prev_sibling
     if previous is not None and previous.type == ",":
+        if _alone_on_lines(source, previous.start_byte, formal.end_byte):
+            return delete_span(source, previous.start_byte, formal.end_byte)  # leading-comma style: `  , name`
         return Edit(previous.start_byte, formal.end_byte, "")
     return Edit(formal.start_byte, formal.end_byte, "")
 
