@@ -365,6 +365,54 @@ def fixable_call(place: Place) -> tuple[Node, str] | None:
     return None
 
 
+# ----- libcuda through a CUDA package --------------------------------------------------------------
+
+# `-lcuda` (not `-lcudart`): the driver library
+_LINKS_LIBCUDA = re.compile(rb"-lcuda(?![\w.+-])")
+# after `${x}`: the driver library itself, or a library directory ending there
+_LIBCUDA_FILE = re.compile(r"^/lib(?:64)?/libcuda\.so(?:\.\d+)*(?![\w.-])")
+_LIBRARY_DIR = re.compile(r"^/lib(?:64)?(?:/(?![\w.-])|(?![\w./-]))")
+# `-L`, `-L"`, `-L'`: what precedes a library directory
+_LIBRARY_FLAG = re.compile(rb"-L[\"']?")
+FILE, LINK_DIR = "file", "link-dir"
+
+
+def libcuda_path(semantic: Semantic, interpolation: Node) -> tuple[str, int] | None:
+    """Whether the path that `interpolation` (`${x}`) starts names libcuda inside `x`:
+    `${x}/lib/libcuda.so` (`FILE`), or `-L${x}/lib` in a string or shell line that links
+    `-lcuda` (`LINK_DIR`); with the end of that path (a byte offset)."""
+    following = interpolation.next_sibling
+    if following is None or following.type != "string_fragment":
+        return None
+    after = text(following)
+    match = _LIBCUDA_FILE.match(after)
+    if match is not None:
+        return FILE, following.start_byte + match.end()
+    match = _LIBRARY_DIR.match(after)
+    if match is not None and _links_libcuda(semantic, interpolation):
+        return LINK_DIR, following.start_byte + match.end()
+    return None
+
+
+def _links_libcuda(semantic: Semantic, interpolation: Node) -> bool:
+    """`-L${x}/lib` is the library directory a `-lcuda` of its string (or shell line) is looked up
+    in: the nearest `-L` before some `-lcuda` (`-L${a}/lib -lcuda -L${x}/lib -lcudart` takes
+    libcuda from `a`)."""
+    string = interpolation.parent
+    if string is None:
+        return False
+    shell = semantic.shell_text(string)
+    line = shell.line_at(interpolation.start_byte) if shell is not None else None
+    written, start = (line.code, line.start) if line is not None else (string.text or b"", string.start_byte)
+    here = interpolation.start_byte - start
+    flags = [m.end() for m in _LIBRARY_FLAG.finditer(written)]
+    for link in _LINKS_LIBCUDA.finditer(written):
+        nearest = max((end for end in flags if end <= link.start()), default=None)
+        if nearest == here:
+            return True
+    return False
+
+
 # ----- literal driver directories in strings ------------------------------------------------------
 
 # top-level `addDriverRunpath` (nixpkgs PR #269475, after 23.11); older targets use `addOpenGLRunpath`

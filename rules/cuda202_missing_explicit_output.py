@@ -24,8 +24,8 @@ output, nothing to name). Nor `libcuda` through `cuda_cudart` (`-L${cuda_cudart}
 getter would keep the wrong library; link against the stubs instead
 (`${lib.getOutput "stubs" cuda_cudart}/lib/stubs` in the split-redist era,
 `${lib.getLib cuda_cudart}/lib/stubs` in the multi-output era, `${cuda_cudart}/lib/stubs`
-before) and find the driver at run time in `${addDriverRunpath.driverLink}/lib` (a rule of its
-own, CUDA110, will report these). A finding must hold for every judged release (the configured
+before) and find the driver at run time in `${addDriverRunpath.driverLink}/lib`, as CUDA110
+reports. A finding must hold for every judged release (the configured
 `cuda` releases, else all the era's nixpkgs offers).
 
 By context: packages and overrides get every finding. Dev shells and NixOS/home-manager modules
@@ -108,7 +108,7 @@ from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Sever
 from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import Call, CudaRef
 from cudalint.nix.syntax import attrpath_names, binding_value, bindings_of, descendants, flatten_apply, string_literal, text, unparen
-from cudalint.rules import _outputs
+from cudalint.rules import _driver, _outputs
 
 RULE = Rule(
     code="CUDA202",
@@ -126,8 +126,6 @@ HOST_SIDE_INPUTS = frozenset({"buildInputs", "propagatedBuildInputs", "depsHostH
 PROPAGATED_HOST_INPUTS = HOST_SIDE_INPUTS & catalog.PROPAGATED_INPUTS
 # `${x}` followed by one of these top-level directories: the output that holds it.
 _PATH = re.compile(r"^/(lib|include|bin)(?:/([^\s\"'$;:/]*))?")
-# `-lcuda` (not `-lcudart`): the driver library, which no redistributable's `lib` output holds
-_LINKS_LIBCUDA = re.compile(rb"-lcuda(?![\w.+-])")
 _SYMLINK_FARM_NAMED = ("dev", "lib")
 # What a join of a package is for: its programs, headers and libraries, by era (headers are in
 # `dev` until the split-redist era gives them an `include` output).
@@ -194,8 +192,8 @@ def _check_interpolation(ctx: Context, ref: CudaRef, root: Node, judged: list[tu
     directory, entry = match.group(1), match.group(2) or ""
     if directory == "lib" and (entry == "stubs" or entry.endswith(".a")):
         return  # stubs move between outputs across releases; static archives are CUDA201's
-    if directory == "lib" and (entry.startswith("libcuda.") or _links_libcuda(ctx, interpolation)):
-        return  # libcuda is the driver, not in `lib`: the stubs at link time, the driver at run time
+    if _driver.libcuda_path(ctx.semantic, interpolation) is not None:
+        return  # libcuda is the driver, in no `lib` output: CUDA110 says where to take it from
     era = ctx.target.era.id
     output = {"lib": "lib", "bin": "bin", "include": "include" if era == "split-redist" else "dev"}[directory]
     if not _outputs.in_every(judged, output):
@@ -208,15 +206,6 @@ def _check_interpolation(ctx: Context, ref: CudaRef, root: Node, judged: list[tu
     if call is not None:
         fix = Fix(f"Use `{call[0]}`", Applicability.SAFE, (Edit(root.start_byte, root.end_byte, call[0]), *call[1]))
     ctx.report(span, f"`{ctx.source.slice(*span)}` is in the nearly empty `out` of `{ref.package}`; write `${{{getter}}}/{directory}`", fixes=[fix])
-
-
-def _links_libcuda(ctx: Context, interpolation: Node) -> bool:
-    """`-lcuda` in the string or shell line holding `-L${cuda_cudart}/lib`."""
-    string = interpolation.parent
-    shell = ctx.semantic.shell_text(string) if string is not None else None
-    line = shell.line_at(interpolation.start_byte) if shell is not None else None
-    written = line.code if line is not None else text(string).encode("utf-8")
-    return _LINKS_LIBCUDA.search(written) is not None
 
 
 def _check_join(ctx: Context, ref: CudaRef, root: Node, join: Call, site_list: Node | None, judged: list[tuple[str, ...]]) -> None:
