@@ -4,7 +4,9 @@ driver, which no CUDA package ships.
 Flagged: an interpolation of `cuda_cudart` (plain, an output, or through a getter) or of the
 runfile `cudatoolkit` followed by `/lib/libcuda.so` (`LIBCUDA=${cuda_cudart}/lib/libcuda.so`,
 `${lib.getLib cuda_cudart}/lib/libcuda.so.1`, `${cudatoolkit}/lib64/libcuda.so`), and `-L${x}/lib`
-in a string or shell line that links `-lcuda` (`-L${cuda_cudart}/lib -lcuda`). Not flagged:
+where it is the nearest `-L` before a `-lcuda` of its string or shell line
+(`-L${cuda_cudart}/lib -lcuda`). Not flagged: a `-lcuda` that follows another `-L`
+(`-L${stub}/lib/stubs -lcuda -L${lib.getLib cuda_cudart}/lib -lcudart`),
 paths into the stubs (`${lib.getOutput "stubs" cuda_cudart}/lib/stubs`, `${cuda_cudart}/lib/stubs/libcuda.so`),
 `-lcudart`, and `libcuda` from the driver directory (`${addDriverRunpath.driverLink}/lib/libcuda.so`).
 The same in every context: the path is wrong in a package, a dev shell and a module alike.
