@@ -19,7 +19,10 @@ for linking: in `lib/stubs` of its single output (nixpkgs up to 23.05), of the `
 output, through a `lib/stubs` link the `lib` output keeps (`_cuda/fixups/cuda_cudart.nix`); from
 the CUDA 13 rework (25.11) the stub lives only in the `stubs` output
 (`packages/cuda_cudart.nix`). `${cuda_cudart}/lib/libcuda.so` names a file that does not exist,
-and `-L${cuda_cudart}/lib -lcuda` finds no library there. Link against the stub
+and `-L${cuda_cudart}/lib -lcuda` finds no library there; where a `lib/libcuda.so` link to the
+stub did end up in the `lib` output (issue #293320, 2024), linking through it puts the stub's
+directory in the RUNPATH, where it shadows the real driver at run time (nixpkgs now strips stub
+entries from RUNPATHs, PR #459416). Link against the stub
 (`${lib.getOutput "stubs" cuda_cudart}/lib/stubs` in 25.11 and later,
 `${lib.getLib cuda_cudart}/lib/stubs` in 24.11 and 25.05, `${cuda_cudart}/lib/stubs` before) and
 let the program find the real driver at run time (`autoAddDriverRunpath`); a path loaded at run
@@ -59,6 +62,8 @@ stdenv.mkDerivation {
 
 ## References
 - https://github.com/NixOS/nixpkgs/pull/275921
+- https://github.com/NixOS/nixpkgs/issues/293320
+- https://github.com/NixOS/nixpkgs/pull/459416
 - https://github.com/NixOS/nixpkgs/blob/4436175e8fbbe15e8d9b8832d6ad20ddbe6eb3d5/pkgs/development/cuda-modules/_cuda/fixups/cuda_cudart.nix
 - https://github.com/NixOS/nixpkgs/blob/024ef1dc3076208119baaee8a2babec574573291/pkgs/development/cuda-modules/packages/cuda_cudart.nix
 - https://nixos.org/manual/nixpkgs/unstable/#cuda
@@ -106,7 +111,7 @@ def check(interpolation: Node, ctx: Context) -> None:
     span = (interpolation.start_byte, end)
     written = ctx.source.slice(*span)
     if catalog.is_runfile_toolkit(ref.package):
-        ctx.report(span, f"libcuda is the driver and `{written}` holds no copy of it: link against `${{{_package_text(ctx, ref)}}}/lib/stubs` instead")
+        ctx.report(span, f"libcuda is the driver, not part of `{written}`: link against the stub in `${{{_package_text(ctx, ref)}}}/lib/stubs` instead")
         return
     if kind == _driver.FILE and _at_run_time(ctx, interpolation):
         _report_run_time(ctx, interpolation, span, written)
@@ -114,7 +119,7 @@ def check(interpolation: Node, ctx: Context) -> None:
     stubs = _stubs_dir(ctx, interpolation, ref)
     replacement = stubs[0] + ("/libcuda.so" if kind == _driver.FILE else "")
     fix = Fix(f"Use `{replacement}`", Applicability.UNSAFE, (Edit(*span, replacement), *stubs[1])) if stubs[2] else None
-    ctx.report(span, f"libcuda is the driver and `{written}` holds no copy of it: link against the stub, `{replacement}`", fixes=[fix])
+    ctx.report(span, f"libcuda is the driver, not part of `{written}`: link against the stub, `{replacement}`", fixes=[fix])
 
 
 def _package_text(ctx: Context, ref: CudaRef) -> str:
@@ -158,4 +163,4 @@ def _report_run_time(ctx: Context, interpolation: Node, span: tuple[int, int], w
     name = spelled[0] if spelled is not None else _driver.driver_runpath_name(ctx)
     replacement = f"${{{name}.driverLink}}/lib/{written.rsplit('/', 1)[-1]}"
     fix = Fix(f"Use `{replacement}`", Applicability.UNSAFE, (Edit(*span, replacement), *spelled[1])) if spelled is not None else None
-    ctx.report(span, f"libcuda is the driver and `{written}` holds no copy of it: load it from `{replacement}`", fixes=[fix])
+    ctx.report(span, f"libcuda is the driver, not part of `{written}`: load it from `{replacement}`", fixes=[fix])
