@@ -275,10 +275,10 @@ def _comparison(ctx: Context, call: Node, every: frozenset[str]) -> _Truth:
     else:
         if len(arguments) != 2:
             return _Truth(every, every)
-        value, bound = arguments[0], string_literal(arguments[1])
-        major_only = last_name(unparen(value)) in _MAJOR_NAMES
-        if last_name(unparen(value)) not in _RELEASE_NAMES | _MAJOR_NAMES:
+        operand, bound = _release_operand(ctx, arguments[0]), string_literal(arguments[1])
+        if operand is None:
             return _Truth(every, every)
+        major_only = operand == "major"
     limit = _version(bound)
     if limit is None:
         return _Truth(every, every)
@@ -293,13 +293,29 @@ def _equality(ctx: Context, left: Node | None, right: Node | None, every: frozen
         if inner is None:
             continue
         literal = string_literal(unparen(other))
-        name = last_name(inner)
-        if literal is not None and name in _RELEASE_NAMES | _MAJOR_NAMES and _version(literal) is not None:
-            major_only = name in _MAJOR_NAMES
+        operand = _release_operand(ctx, inner)
+        if literal is not None and operand is not None and _version(literal) is not None:
+            major_only = operand == "major"
             holds = frozenset(r for r in every if _release_value(r, major_only) == _version(literal))
             return _Truth(holds, every - holds)
         if text(unparen(other)) == "null" and (ref := ctx.semantic.cuda_ref(inner)) is not None and ref.output is None:
             return _availability(ctx, ref.package, every).negated()
+    return None
+
+
+def _release_operand(ctx: Context, node: Node | None, depth: int = 0) -> str | None:
+    """"release" for an expression holding the CUDA release (`cudaPackages.cudaMajorMinorVersion`,
+    `cudaVersion`, a let-bound name for either), "major" for `cudaMajorVersion`, else None."""
+    node = unparen(node)
+    name = last_name(node)
+    if name in _RELEASE_NAMES:
+        return "release"
+    if name in _MAJOR_NAMES:
+        return "major"
+    if node is not None and node.type == "variable_expression" and depth < _MAX_DEPTH:
+        binding = ctx.semantic.resolve(node)
+        if binding.kind in {"let", "rec"}:
+            return _release_operand(ctx, binding.value, depth + 1)
     return None
 
 
