@@ -80,7 +80,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
 from cudalint.rules import _driver, _outputs
 from cudalint.nix.semantic import CudaRef
-from cudalint.nix.syntax import flatten_apply, text, unparen
+from cudalint.nix.syntax import flatten_apply, unparen
 
 RULE = Rule(
     code="CUDA110",

@@ -85,10 +85,11 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cudalint import catalog, edits
-from cudalint.context import Context
-from cudalint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.syntax import attrpath_names, bindings_of, dotted_name, identifier_name, last_name, text, unparen
+from cudalint.knowledge import catalog
+from cudalint.lint import edits
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
+from cudalint.nix.syntax import attrpath_names, bindings_of, dotted_name, identifier_name, last_name, text, unparen
 
 RULE = Rule(
     code="CUDA312",

@@ -86,11 +86,11 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from cudalint import catalog
-from cudalint.context import Context
-from cudalint.model import Applicability, FixAvailability, Rule, Severity
-from cudalint.semantic import CudaRef
-from cudalint.syntax import attrpath_names, binding_value, dotted_name, flatten_apply, last_name, string_literal, text, unparen
+from cudalint.knowledge import catalog
+from cudalint.lint.context import Context
+from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.nix.semantic import CudaRef
+from cudalint.nix.syntax import attrpath_names, flatten_apply, last_name, string_literal, text, unparen
 
 RULE = Rule(
     code="CUDA316",
