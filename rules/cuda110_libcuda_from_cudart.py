@@ -77,10 +77,11 @@ from tree_sitter import Node
 
 from cudalint.knowledge import catalog
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Rule, Severity
-from cudalint.rules import _driver, _outputs
+from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import CudaRef
 from cudalint.nix.syntax import flatten_apply, unparen
+from cudalint.rules import _driver, _outputs
 
 RULE = Rule(
     code="CUDA110",

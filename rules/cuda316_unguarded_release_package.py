@@ -88,7 +88,8 @@ from tree_sitter import Node
 
 from cudalint.knowledge import catalog
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import CudaRef
 from cudalint.nix.syntax import attrpath_names, flatten_apply, last_name, string_literal, text, unparen
 
@@ -271,7 +272,7 @@ def _comparison(ctx: Context, call: Node, every: frozenset[str]) -> _Truth:
     if name.startswith("cuda"):
         if len(arguments) != 1:
             return _Truth(every, every)
-        value, bound, major_only = None, string_literal(arguments[0]), False
+        bound, major_only = string_literal(arguments[0]), False
     else:
         if len(arguments) != 2:
             return _Truth(every, every)
