@@ -135,9 +135,9 @@ class Writer:
 
     def patches(self, owner: str, pname: str) -> str:
         entries = "".join(
-            f"    (fetchpatch {{\n      name = \"{self.name()}.patch\";\n"
-            f"      url = \"https://github.com/{owner}/{pname}/commit/{self.rng.getrandbits(160):040x}.patch\";\n"
-            f"      hash = \"{self.hash()}\";\n    }})\n"
+            f'    (fetchpatch {{\n      name = "{self.name()}.patch";\n'
+            f'      url = "https://github.com/{owner}/{pname}/commit/{self.rng.getrandbits(160):040x}.patch";\n'
+            f'      hash = "{self.hash()}";\n    }})\n'
             for _ in range(self.rng.randint(1, 4))
         )
         return f"  patches = [\n{entries}  ];\n"
@@ -148,10 +148,7 @@ class Writer:
         for _ in range(rng.randint(2, 10)):
             choice = rng.random()
             if choice < 0.4:
-                commands.append(
-                    f"substituteInPlace {rng.choice(['CMakeLists.txt', 'Makefile', 'setup.py', 'src/config.h'])} \\\n"
-                    f'{indent}  --replace-fail "{rng.choice(WORDS)}" "{rng.choice(WORDS)}"'
-                )
+                commands.append(f'substituteInPlace {rng.choice(["CMakeLists.txt", "Makefile", "setup.py", "src/config.h"])} \\\n{indent}  --replace-fail "{rng.choice(WORDS)}" "{rng.choice(WORDS)}"')
             elif choice < 0.7:
                 commands.append(f"install -Dm644 {rng.choice(WORDS)}.{rng.choice(['1', 'desktop', 'conf'])} -t $out/share/{rng.choice(WORDS)}")
             else:
@@ -229,9 +226,7 @@ def python_package(w: Writer) -> str:
             "",
             f'  pythonImportsCheck = [ "{pname.replace("-", "_")}" ];',
             "",
-            "  disabledTests = [\n"
-            + "".join(f'    # {w.sentence(3, 8).lower()}\n    "test_{w.name().replace("-", "_")}"\n' for _ in range(rng.randint(2, 12)))
-            + "  ];",
+            "  disabledTests = [\n" + "".join(f'    # {w.sentence(3, 8).lower()}\n    "test_{w.name().replace("-", "_")}"\n' for _ in range(rng.randint(2, 12))) + "  ];",
             "",
             w.meta(pname, owner),
             "}\n",
@@ -249,7 +244,7 @@ def compiled_package(w: Writer) -> str:
     extra = "" if rust else '\n  ldflags = [\n    "-s"\n    "-w"\n    "-X main.version=${finalAttrs.version}"\n  ];\n'
     return "\n".join(
         [
-            "{\n" + "".join(f"  {f},\n" for f in ["lib", formal, "fetchFromGitHub", "pkg-config", *(x.split('.')[0] for x in libs)]) + "}:\n",
+            "{\n" + "".join(f"  {f},\n" for f in ["lib", formal, "fetchFromGitHub", "pkg-config", *(x.split(".")[0] for x in libs)]) + "}:\n",
             f"{builder} (finalAttrs: {{",
             f'  pname = "{pname}";',
             f'  version = "{w.version()}";',
@@ -281,10 +276,7 @@ def nixos_module(w: Writer) -> str:
     for option in sorted(names):
         kind = rng.choice(["types.bool", "types.str", "types.port", "(types.listOf types.str)", "types.path"])
         default = {"types.bool": "false", "types.port": str(rng.randint(1024, 65535))}.get(kind, '""' if "str" in kind or "path" in kind else "[ ]")
-        options.append(
-            f"      {option} = mkOption {{\n        type = {kind};\n        default = {default};\n"
-            f"        description = ''\n          {w.paragraph()}\n        '';\n      }};\n"
-        )
+        options.append(f"      {option} = mkOption {{\n        type = {kind};\n        default = {default};\n        description = ''\n          {w.paragraph()}\n        '';\n      }};\n")
     return (
         "{\n  config,\n  lib,\n  pkgs,\n  ...\n}:\n\nlet\n  inherit (lib) mkEnableOption mkIf mkOption types;\n"
         f"  cfg = config.services.{service};\nin\n{{\n  options = {{\n    services.{service} = {{\n"
@@ -298,7 +290,7 @@ def nixos_module(w: Writer) -> str:
 
 
 def call_site(w: Writer) -> str:
-    return f"{{ callPackage }}:\n\ncallPackage ./{w.rng.choice(['package.nix', 'generic.nix'])} {{\n  version = \"{w.version()}\";\n  hash = \"{w.hash()}\";\n}}\n"
+    return f'{{ callPackage }}:\n\ncallPackage ./{w.rng.choice(["package.nix", "generic.nix"])} {{\n  version = "{w.version()}";\n  hash = "{w.hash()}";\n}}\n'
 
 
 def near_miss(w: Writer) -> str:
@@ -319,7 +311,7 @@ def near_miss(w: Writer) -> str:
     elif choice == 2:
         insert = "  postFixup = ''\n    addDriverRunpath $out/bin/app\n  '';\n\n"
     else:
-        insert = "  dontDisableStatic = true;\n  configureFlags = [ \"--enable-static\" ];\n\n"
+        insert = '  dontDisableStatic = true;\n  configureFlags = [ "--enable-static" ];\n\n'
     return body.replace("  doCheck =", insert + "  doCheck =", 1)
 
 
@@ -339,7 +331,7 @@ def _database(w: Writer, kind: str, size: int, cuda_entry: bool = False) -> str:
     elif kind == "node":
         out.append("{ nodeEnv, fetchurl, fetchgit, nix-gitignore, stdenv, lib, globalBuildInputs ? [ ] }:\n\nlet\n  sources = {\n")
     elif kind == "cran":
-        out.append("{ self, derive }:\nlet derive2 = derive { snapshot = \"2024-06-01\"; };\nin with self; {\n")
+        out.append('{ self, derive }:\nlet derive2 = derive { snapshot = "2024-06-01"; };\nin with self; {\n')
     else:
         out.append("{ lib, buildVimPlugin, buildNeovimPlugin, fetchFromGitHub, fetchgit }:\n\nfinal: prev: {\n")
     index = 0
@@ -374,7 +366,7 @@ def _database(w: Writer, kind: str, size: int, cuda_entry: bool = False) -> str:
             entry = f'  {name.replace("-", "_")} = derive2 {{ name="{name}"; version="{w.version()}"; sha256="{w.hash()}"; depends=[{deps}]; }};\n'
         else:
             entry = (
-                f"  {name.replace('-', '_')} = buildVimPlugin {{\n    pname = \"{name}\";\n    version = \"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}\";\n"
+                f'  {name.replace("-", "_")} = buildVimPlugin {{\n    pname = "{name}";\n    version = "2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}";\n'
                 f'    src = fetchFromGitHub {{\n      owner = "{rng.choice(MAINTAINERS)}";\n      repo = "{name}";\n'
                 f'      rev = "{rng.getrandbits(160):040x}";\n      hash = "{w.hash()}";\n    }};\n'
                 f'    meta.homepage = "https://github.com/{name}/";\n  }};\n'

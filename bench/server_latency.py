@@ -51,10 +51,7 @@ MISTAKES = """\
 
 
 def generate(lines: int) -> str:
-    head = (
-        "{ lib, stdenv, cmake, cudaPackages, cudatoolkit, autoAddDriverRunpath, autoAddCudaCompatRunpath, cudaSupport ? true }:\n"
-        "let inherit (cudaPackages) backendStdenv; in\nrec {\n"
-    )
+    head = "{ lib, stdenv, cmake, cudaPackages, cudatoolkit, autoAddDriverRunpath, autoAddCudaCompatRunpath, cudaSupport ? true }:\nlet inherit (cudaPackages) backendStdenv; in\nrec {\n"
     parts = [head]
     count = head.count("\n")
     n = 0

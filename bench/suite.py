@@ -274,9 +274,7 @@ def editor_rows(inputs: Inputs, runs: int) -> list[Row]:
         )
     else:
         rows.append(Row("editor: one-character edit to diagnostics", "not measured", "", "", "", None))
-    memory = json.loads(
-        subprocess.run([sys.executable, "-m", "bench.server_memory", str(inputs.editor_file), "--documents", "100"], cwd=REPO, capture_output=True, text=True, check=True).stdout
-    )
+    memory = json.loads(subprocess.run([sys.executable, "-m", "bench.server_memory", str(inputs.editor_file), "--documents", "100"], cwd=REPO, capture_output=True, text=True, check=True).stdout)
     peak = memory["peak_rss_bytes"]
     rows.append(
         Row(

@@ -1,8 +1,8 @@
 """Measurements the suite runs in a fresh process, printing one JSON object.
 
-    python -m bench.workers parse PATH    # baseline: every file read and parsed with tree-sitter, one process
-    python -m bench.workers engine TREE   # bare parse vs engine.lint on the files the prefilter keeps
-    python -m bench.workers large FILE    # bare parse vs engine.lint on one (large) file
+python -m bench.workers parse PATH    # baseline: every file read and parsed with tree-sitter, one process
+python -m bench.workers engine TREE   # bare parse vs engine.lint on the files the prefilter keeps
+python -m bench.workers large FILE    # bare parse vs engine.lint on one (large) file
 """
 
 from __future__ import annotations

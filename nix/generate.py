@@ -161,10 +161,7 @@ def _feature_version(data: str, release: str) -> str:
 
 
 def split_manifests(data: str) -> dict[str, dict]:
-    return {
-        release_of(path): load(path)
-        for path in glob.glob(os.path.join(data, "connorbaker-cuda-packages-manifests", "cuda_*.json"))
-    }
+    return {release_of(path): load(path) for path in glob.glob(os.path.join(data, "connorbaker-cuda-packages-manifests", "cuda_*.json"))}
 
 
 def generate_release(data: str, release: str, feature_path: str, redist_path: str, split: dict[str, dict], stubs: set[str]) -> str:

@@ -125,15 +125,11 @@ def reachable(attrset: Node, ctx: Context):
                         stack.append((binding.value, depth + 1))
 
 
-
-
 def derivation_attrset(argument: Node) -> Node | None:
     node = unparen(argument)
     if node is not None and node.type == "function_expression":
         node = unparen(node.child_by_field_name("body"))
     return node if node is not None and node.type in ATTRSET_TYPES else None
-
-
 
 
 # ----- where nvcc comes from ---------------------------------------------------------------------
@@ -207,8 +203,6 @@ def _join_has_nvcc(argument: Node, ctx: Context) -> bool:
         if ref is not None and (ref.package == "cuda_nvcc" or catalog.is_runfile_toolkit(ref.package)):
             return True
     return False
-
-
 
 
 def contains(outer: Node | None, inner: Node) -> bool:

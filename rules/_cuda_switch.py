@@ -236,4 +236,3 @@ def _guarded_list(node: Node | None) -> Node | None:
         return None
     listing = unparen(arguments[1])
     return listing if listing is not None and listing.type == "list_expression" else None
-

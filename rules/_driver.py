@@ -232,13 +232,9 @@ def classify_expression(semantic: Semantic, node: Node | None, depth: int = 0) -
             found |= classify_expression(semantic, element, depth + 1)
         return found
     if kind == "binary_expression":
-        return classify_expression(semantic, node.child_by_field_name("left"), depth + 1) | classify_expression(
-            semantic, node.child_by_field_name("right"), depth + 1
-        )
+        return classify_expression(semantic, node.child_by_field_name("left"), depth + 1) | classify_expression(semantic, node.child_by_field_name("right"), depth + 1)
     if kind == "if_expression":
-        return classify_expression(semantic, node.child_by_field_name("consequence"), depth + 1) | classify_expression(
-            semantic, node.child_by_field_name("alternative"), depth + 1
-        )
+        return classify_expression(semantic, node.child_by_field_name("consequence"), depth + 1) | classify_expression(semantic, node.child_by_field_name("alternative"), depth + 1)
     if kind in {"let_expression", "with_expression", "assert_expression"}:
         return classify_expression(semantic, node.child_by_field_name("body"), depth + 1)
     if semantic.cuda_ref(node) is not None:
@@ -468,6 +464,7 @@ def stray_32bit_dir(ctx: Context, string: Node) -> bool:
 
 
 # ----- spelling a top-level attribute in a fix ----------------------------------------------------
+
 
 def spell_toplevel(ctx: Context, at: Node, name: str) -> tuple[str, list[Edit]] | None:
     """How a fix writes nixpkgs' top-level `name` at `at`, with the edits that make it resolve

@@ -15,9 +15,7 @@ from cudalint.nix.syntax import flatten_apply, last_name, outermost_apply, unpar
 # Attributes whose strings are arguments of makeWrapper (`makeWrapperArgs = [ "--set" ... ]`).
 WRAPPER_ARGUMENTS = frozenset({"makeWrapperArgs", "qtWrapperArgs", "gappsWrapperArgs", "wrapperArgs", "makeWrapperFlags", "programArgs"})
 # Builders whose text becomes an installed script or file.
-FILE_WRITERS = frozenset(
-    {"writeShellScript", "writeShellScriptBin", "writeScript", "writeScriptBin", "writeText", "writeTextFile", "writeTextDir", "writeShellApplication"}
-)
+FILE_WRITERS = frozenset({"writeShellScript", "writeShellScriptBin", "writeScript", "writeScriptBin", "writeText", "writeTextFile", "writeTextDir", "writeShellApplication"})
 _WRAPPER = re.compile(rb"\b(?:makeWrapper|makeShellWrapper|makeBinaryWrapper|makeCWrapper|wrapProgram|wrapProgramShell|wrapProgramBinary)\b")
 _RPATH = re.compile(rb"\bpatchelf\b[^\n]*--(?:set|add)-rpath\b|-rpath[ ,=]")
 # The line writes into an output: `> $out/...`, `tee $out/...`, `substituteInPlace $out/...`.

@@ -462,9 +462,7 @@ def _other_inputs(site: InputSite, ctx: Context) -> list[tuple[str, CudaRef]]:
 def _compiler_elsewhere(site: InputSite, ctx: Context) -> bool:
     """Another list of the same derivation or shell already provides nvcc (or a toolkit that
     this rule turns into `cuda_nvcc` there)."""
-    return any(
-        ref.package == "cuda_nvcc" or (catalog.is_runfile_toolkit(ref.package) and attr in COMPILER_INPUTS) for attr, ref in _other_inputs(site, ctx)
-    )
+    return any(ref.package == "cuda_nvcc" or (catalog.is_runfile_toolkit(ref.package) and attr in COMPILER_INPUTS) for attr, ref in _other_inputs(site, ctx))
 
 
 def _shell_packages(site: InputSite, ctx: Context) -> list[str]:
@@ -525,10 +523,7 @@ def _file_asserts_old_cuda(ctx: Context) -> bool:
 
 
 def _in_assert(node: Node) -> bool:
-    return any(
-        a.type == "assert_expression" and (c := a.child_by_field_name("condition")) is not None and c.start_byte <= node.start_byte < c.end_byte
-        for a in ancestors(node)
-    )
+    return any(a.type == "assert_expression" and (c := a.child_by_field_name("condition")) is not None and c.start_byte <= node.start_byte < c.end_byte for a in ancestors(node))
 
 
 def _only_asserted(root: Node, ctx: Context) -> bool:
@@ -591,10 +586,7 @@ def _check_redefinition(binding: Node, ctx: Context) -> None:
     if owner is None or owner.type == "let_expression" or _in_passthru(binding):
         return
     value = binding.child_by_field_name("expression")
-    if value is not None and any(
-        (r := ctx.semantic.cuda_ref(ctx.semantic.reference_root(v))) is not None and catalog.is_runfile_toolkit(r.package)
-        for v in _variables(value)
-    ):
+    if value is not None and any((r := ctx.semantic.cuda_ref(ctx.semantic.reference_root(v))) is not None and catalog.is_runfile_toolkit(r.package) for v in _variables(value)):
         return  # the toolkit reference in the value is reported itself
     if value is not None and _names_redistributable(value):
         return  # `cudatoolkit = final.cuda_nvcc;`: the deprecated name now means a split package, the remedy
@@ -650,9 +642,7 @@ def _spell(ref: CudaRef, package: str, ctx: Context) -> tuple[str, list[Edit]] |
     return None
 
 
-def _replacement_fixes(
-    ref: CudaRef, site: InputSite | None, ctx: Context, base: list[str], nvcc: bool = False, companions: list[str] = ()
-) -> list[Fix | None]:
+def _replacement_fixes(ref: CudaRef, site: InputSite | None, ctx: Context, base: list[str], nvcc: bool = False, companions: list[str] = ()) -> list[Fix | None]:
     """The minimal replacement `base` (plus `cuda_nvcc` in `nativeBuildInputs` when `nvcc`, plus
     `companions` in the host inputs of a list of tools), and for lists that link a second one
     with the libraries the file evidently uses; both write only packages of the toolkit's
@@ -764,9 +754,7 @@ def _library_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z0-9])(?:lib|-l|CUDA::)?(" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])" + switched_off)
 
 
-def _replacement_fix(
-    ref: CudaRef, site: InputSite, ctx: Context, packages: list[str], title: str, native: list[Edit], added: list[str] = ()
-) -> Fix | None:
+def _replacement_fix(ref: CudaRef, site: InputSite, ctx: Context, packages: list[str], title: str, native: list[Edit], added: list[str] = ()) -> Fix | None:
     spelled: list[str] = []
     extra: list[Edit] = []
     for package in packages:
@@ -793,9 +781,7 @@ def _replacement_fix(
     return sizes.with_download(fix, sizes.toolkit_download(ctx.reference, ctx.target, [*packages, *added]))
 
 
-def _with_formal_cleanup(
-    ref: CudaRef, ctx: Context, title: str, replacement: Edit, formal_additions: list[Edit], more: list[Edit] = (), replaced: int = 1
-) -> Fix:
+def _with_formal_cleanup(ref: CudaRef, ctx: Context, title: str, replacement: Edit, formal_additions: list[Edit], more: list[Edit] = (), replaced: int = 1) -> Fix:
     """Rewrites of a `cudatoolkit` formal's uses also drop the formal with its last use (renaming
     it to `cudaPackages` when that formal is being added). `more`: the fix's other edits;
     `replaced`: how many uses of the formal the fix rewrites."""

@@ -159,11 +159,7 @@ def _table_fixes(ctx: Context, fixes: list[Fix], others: list[Node]) -> list[Fix
         component = _output_component(other, ref) if ref is not None else None
         judged = _outputs.judged_outputs(ctx, ref.package) if ref is not None else None
         theirs = _selection_fixes(ctx, ref, other, component, judged) if ref is not None and component is not None and judged is not None else []
-        merged = [
-            (fix, edits | set(their.edits))
-            for (fix, edits), their in zip(merged, theirs)
-            if their.applicability is fix.applicability and their.title.split("`")[0] == fix.title.split("`")[0]
-        ]
+        merged = [(fix, edits | set(their.edits)) for (fix, edits), their in zip(merged, theirs) if their.applicability is fix.applicability and their.title.split("`")[0] == fix.title.split("`")[0]]
     return [Fix(f"{fix.title} in every entry", fix.applicability, tuple(sorted(edits)), fix.isolation) for fix, edits in merged]
 
 

@@ -162,11 +162,7 @@ def _is_package_collection(prefix: str) -> bool:
     whole = prefix.rstrip().rstrip(".").strip()
     last = whole.rsplit(".", 1)[-1]
     return (
-        last in {"pkgs", "final", "prev", "self", "super", "nixpkgs"}
-        or last.startswith("pkgs")
-        or last.endswith("Packages")
-        or "pkgsCross." in whole
-        or re.match(r"^\(\s*import\b", whole) is not None
+        last in {"pkgs", "final", "prev", "self", "super", "nixpkgs"} or last.startswith("pkgs") or last.endswith("Packages") or "pkgsCross." in whole or re.match(r"^\(\s*import\b", whole) is not None
     )
 
 
@@ -212,10 +208,7 @@ def _check_with(variable: Node, ctx: Context) -> None:
     binding = semantic.resolve(variable)
     if binding.kind != "with" or not _reaches_package_set(ctx, binding, name):
         return
-    message = (
-        f"`{name}` here is `{text(_first_set(ctx, binding))}.{name}`, a deprecated alias in the CUDA package set "
-        f"(it warns, and throws without aliases); {_advice(name)}"
-    )
+    message = f"`{name}` here is `{text(_first_set(ctx, binding))}.{name}`, a deprecated alias in the CUDA package set (it warns, and throws without aliases); {_advice(name)}"
     ctx.report(variable, message, fixes=[_with_fix(ctx, variable, binding, name)])
 
 
@@ -276,8 +269,7 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
             continue
         ctx.report(
             attr,
-            f"`inherit ({text(source_node)}) {name};` brings in a deprecated alias of the CUDA package set "
-            f"(it warns, and throws without aliases); {_advice(name)}",
+            f"`inherit ({text(source_node)}) {name};` brings in a deprecated alias of the CUDA package set (it warns, and throws without aliases); {_advice(name)}",
             fixes=[_inherit_fix(ctx, statement, attrs, attr, name)],
         )
 
@@ -397,4 +389,3 @@ def _inherit_attrs(node: Node) -> list[Node]:
 
 def _within(node: Node, scope: Node) -> bool:
     return scope.start_byte <= node.start_byte and node.end_byte <= scope.end_byte
-

@@ -336,7 +336,7 @@ def _list_form(string: Node, ctx: Context) -> bool:
     classes = classify_expression(ctx.semantic, elements[value])
     if classes & _FLAGGED:
         span = (elements[position - 1].start_byte, elements[value].end_byte)
-        _report(ctx, span, string, f"`\"{flag.decode()}\" \"LD_LIBRARY_PATH\"`", classes, [edits.delete_span(ctx.source, *span)])
+        _report(ctx, span, string, f'`"{flag.decode()}" "LD_LIBRARY_PATH"`', classes, [edits.delete_span(ctx.source, *span)])
     return True
 
 
@@ -352,9 +352,7 @@ def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: s
     cuda = CUDA in classes
     if place.is_module and place.detail.startswith(_SESSION_ROOTS):
         instead = (
-            "give prebuilt programs the redistributables through `programs.nix-ld.libraries`"
-            if cuda
-            else "Nix-built programs find the driver through RUNPATH, prebuilt ones through `programs.nix-ld`"
+            "give prebuilt programs the redistributables through `programs.nix-ld.libraries`" if cuda else "Nix-built programs find the driver through RUNPATH, prebuilt ones through `programs.nix-ld`"
         )
         ctx.report(span, f"{form} with {describe(classes)} for every session: remove it; {instead}", severity=Severity.INFO)
         return

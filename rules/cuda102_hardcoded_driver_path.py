@@ -89,9 +89,7 @@ _PATH = re.compile(rb"/run/opengl-driver(-32)?/lib(?![\w.+-])")
 _FLAG_BEFORE = re.compile(rb"(?:(?<![\w-])-L|-rpath-link[,=]|(?<![\w-])-D[A-Za-z_][A-Za-z0-9_]*(?::\w+)?=)$")
 # run-time search paths written at build time are not build-time lookups
 _RPATH_BEFORE = re.compile(rb"(?:-rpath[,= ]|--add-rpath |--set-rpath |rpath )$")
-_FLAG_ATTRIBUTE = re.compile(
-    r"^(?:\w*LDFLAGS|\w*CFLAGS\w*|\w*CXXFLAGS|NVCC_\w*FLAGS|cmakeFlags|mesonFlags|configureFlags|makeFlags|buildFlags|ninjaFlags)$"
-)
+_FLAG_ATTRIBUTE = re.compile(r"^(?:\w*LDFLAGS|\w*CFLAGS\w*|\w*CXXFLAGS|NVCC_\w*FLAGS|cmakeFlags|mesonFlags|configureFlags|makeFlags|buildFlags|ninjaFlags)$")
 _FLAG_LINE = re.compile(rb"LDFLAGS|\b(?:cmake|meson|configure|make)Flags\b|-DCMAKE_")
 
 

@@ -358,9 +358,7 @@ def _check_flag_binding(binding: Node, ctx: Context) -> None:
     if owner is None or owner.type not in ATTRSET_TYPES:
         return
     component = attrpath.children_by_field_name("attr")[-1]
-    duplicate = any(
-        b.type == "binding" and attrpath_names(b.child_by_field_name("attrpath")) == [*names[:-1], NEW_FLAG] for b in bindings_of(owner)
-    )
+    duplicate = any(b.type == "binding" and attrpath_names(b.child_by_field_name("attrpath")) == [*names[:-1], NEW_FLAG] for b in bindings_of(owner))
     message, severity = _message(OLD_FLAG, ctx, f"`{OLD_FLAG}`", f"set `{NEW_FLAG}`" + (" (it is set here too: drop this one)" if duplicate else ""))
     ctx.report(component, message, severity=severity, fixes=[None if duplicate else _fix(ctx, OLD_FLAG, [edits.replace(component, NEW_FLAG)])])
 

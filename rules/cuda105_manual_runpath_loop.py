@@ -463,8 +463,7 @@ def _input_edits(attrset: Node, removals: list[Edit], ctx: Context) -> list[Edit
     has_auto = any(e.name in DRIVER_HOOKS for e in native)
     function = next((e for e in native if e.name in ADD_FUNCTIONS), None)
     calls_left = any(
-        not any(r.start <= start and end <= r.end for r in removals)
-        and (attrset.start_byte <= start < attrset.end_byte or ctx.semantic.enclosing_call(string) is None)
+        not any(r.start <= start and end <= r.end for r in removals) and (attrset.start_byte <= start < attrset.end_byte or ctx.semantic.enclosing_call(string) is None)
         for start, end, _, string in function_calls(ctx)
     )  # calls in this derivation, or in scripts outside any derivation that may end up in it
     if has_auto:

@@ -147,9 +147,7 @@ def _check_placement(ctx: Context, holder: Node, interpolation: Node | None, spa
         function = last_name(flatten_apply(call)[0])
         ctx.report(span, f"{what} in `lib.{function}` stays in the runtime closure; use the package's `lib` output")
         return
-    if any(WRAPPER_ARGS.search(part) for part in semantic.binding_path(holder)) or (
-        interpolation is not None and _in_wrapper_command(ctx, interpolation)
-    ):
+    if any(WRAPPER_ARGS.search(part) for part in semantic.binding_path(holder)) or (interpolation is not None and _in_wrapper_command(ctx, interpolation)):
         ctx.report(span, _wrapper_message(what))
 
 

@@ -212,9 +212,7 @@ def _check_join(ctx: Context, ref: CudaRef, root: Node, join: Call, site_list: N
     """A bare multi-output package in a join's `paths` contributes its `out` (`symlinkJoin`) or
     `meta.outputsToInstall` (`buildEnv`: `bin` where there is one, else `out`), not its headers
     or libraries."""
-    if join.name == "buildEnv" and any(
-        binding.type == "binding" and attrpath_names(binding.child_by_field_name("attrpath")) == ["extraOutputsToInstall"] for binding in bindings_of(join.attrset)
-    ):
+    if join.name == "buildEnv" and any(binding.type == "binding" and attrpath_names(binding.child_by_field_name("attrpath")) == ["extraOutputsToInstall"] for binding in bindings_of(join.attrset)):
         return  # the join names the outputs it installs
     gets = "bin" if join.name == "buildEnv" and _outputs.in_every(judged, "bin") else "out"
     joined = {r.output for e in (site_list.children_by_field_name("element") if site_list is not None else ()) if (r := ctx.semantic.cuda_ref(e)) is not None and r.package == ref.package}

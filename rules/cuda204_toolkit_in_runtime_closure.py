@@ -91,9 +91,7 @@ def check(interpolation: Node, ctx: Context) -> None:
         return
     # one finding per line of a wrapper call (`--set CUDA_PATH ${t} --prefix PATH : ${t}/bin`)
     line = ctx.source.line_of(interpolation.start_byte)
-    same_line = [
-        i for i in interpolation.parent.children if i.type == "interpolation" and ctx.source.line_of(i.start_byte) == line and _finding(i, ctx) == found
-    ]
+    same_line = [i for i in interpolation.parent.children if i.type == "interpolation" and ctx.source.line_of(i.start_byte) == line and _finding(i, ctx) == found]
     if same_line and same_line[0] != interpolation:
         return
     toolkit, where, shown = found
@@ -134,7 +132,5 @@ def _references(expression: Node, ctx: Context) -> list[Node]:
     return [
         root
         for node in descendants(expression)
-        if node.type == "variable_expression"
-        and (root := ctx.semantic.reference_root(node)) is not None
-        and ctx.semantic.search_path_call(root, through_if=False) is not None
+        if node.type == "variable_expression" and (root := ctx.semantic.reference_root(node)) is not None and ctx.semantic.search_path_call(root, through_if=False) is not None
     ]

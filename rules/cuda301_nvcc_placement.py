@@ -115,9 +115,7 @@ def check(node: Node, ctx: Context) -> None:
 def _message(root: Node, attr: str, through_let: bool = False) -> str:
     described = text(root) if len(text(root)) <= 50 else NVCC
     where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
-    return (
-        f"`{described}` is a build-time compiler but is in {where}: list it in `{catalog.NATIVE_COUNTERPART[attr]}`"
-    )
+    return f"`{described}` is a build-time compiler but is in {where}: list it in `{catalog.NATIVE_COUNTERPART[attr]}`"
 
 
 def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:

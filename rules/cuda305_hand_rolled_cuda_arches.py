@@ -141,9 +141,7 @@ _ARCH_VARIABLES = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS", "TORCH_CUD
 _CMAKE_SETTERS = frozenset({"cmakeFeature", "cmakeOptionType"})
 
 # Functions the architecture list flows through on its way into a string.
-_STRING_FUNCTIONS = frozenset(
-    {"concatStringsSep", "concatMapStringsSep", "concatMapStrings", "concatStrings", "replaceStrings", "toString", "dropDots"}
-)
+_STRING_FUNCTIONS = frozenset({"concatStringsSep", "concatMapStringsSep", "concatMapStrings", "concatStrings", "replaceStrings", "toString", "dropDots"})
 _MAX_DEPTH = 6
 
 

@@ -124,12 +124,7 @@ def _is_select_base(node: Node) -> bool:
 def _is_cuda_name(name: str | None) -> bool:
     if name is None:
         return False
-    return (
-        catalog.is_package_set_name(name)
-        or catalog.is_cuda_package(name)
-        or name == "pkgsCuda"
-        or name.endswith("WithCuda")
-    )
+    return catalog.is_package_set_name(name) or catalog.is_cuda_package(name) or name == "pkgsCuda" or name.endswith("WithCuda")
 
 
 def _kind(node: Node | None, ctx: Context, depth: int) -> tuple[str | None, str | None]:

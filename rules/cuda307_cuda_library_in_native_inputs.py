@@ -111,9 +111,7 @@ def _message(root: Node, ref: CudaRef, attr: str, through_let: bool = False) -> 
     described = text(root) if len(text(root)) <= 50 else ref.package
     kind = "a CUDA headers package" if catalog.role(ref.package) == "headers" else "a CUDA library"
     where = f"a `let`-bound list that feeds `{attr}`" if through_let else f"`{attr}`"
-    return (
-        f"`{described}` is {kind} for the code being built but is in {where}: list it in `{catalog.HOST_COUNTERPART[attr]}`"
-    )
+    return f"`{described}` is {kind} for the code being built but is in {where}: list it in `{catalog.HOST_COUNTERPART[attr]}`"
 
 
 def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:

@@ -200,9 +200,7 @@ def _set_fix(formal: Node, name: str, carrier: str, ctx: Context) -> Fix | None:
     function = ctx.semantic.top_function()
     assert function is not None
     formals = function.child_by_field_name("formals")
-    if name != "cudaPackages" or formal.child_by_field_name("default") is not None or any(
-        f != formal and "cudaPackages" in text(f) for f in edits.real_formals(formals)
-    ):
+    if name != "cudaPackages" or formal.child_by_field_name("default") is not None or any(f != formal and "cudaPackages" in text(f) for f in edits.real_formals(formals)):
         return None  # a versioned set would need renaming; defaults that read it see no `let`
     body = unparen(function.child_by_field_name("body"))
     if body is None:

@@ -214,10 +214,7 @@ def _check_python_gpu_check(binding: Node, call, ctx: Context) -> None:
 
 def _builds_source(attrset: Node) -> bool:
     """A package built from source; test derivations (`runCommand`-like, `dontUnpack`) have none."""
-    return any(
-        set(attrpath_names(b.child_by_field_name("attrpath"))[:1]) & _SOURCES if b.type == "binding" else bool(_SOURCES & set(text(b).replace(";", " ").split()))
-        for b in bindings_of(attrset)
-    )
+    return any(set(attrpath_names(b.child_by_field_name("attrpath"))[:1]) & _SOURCES if b.type == "binding" else bool(_SOURCES & set(text(b).replace(";", " ").split())) for b in bindings_of(attrset))
 
 
 def _in_test_slot(node: Node) -> bool:

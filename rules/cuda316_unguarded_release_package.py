@@ -305,7 +305,7 @@ def _equality(ctx: Context, left: Node | None, right: Node | None, every: frozen
 
 
 def _release_operand(ctx: Context, node: Node | None, depth: int = 0) -> str | None:
-    """"release" for an expression holding the CUDA release (`cudaPackages.cudaMajorMinorVersion`,
+    """ "release" for an expression holding the CUDA release (`cudaPackages.cudaMajorMinorVersion`,
     `cudaVersion`, a let-bound name for either), "major" for `cudaMajorVersion`, else None."""
     node = unparen(node)
     name = last_name(node)

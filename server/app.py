@@ -94,9 +94,7 @@ INCREMENTAL_ABOVE = 0.1
 
 class CudalintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(
-            NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental, protocol_cls=CudalintProtocol
-        )
+        super().__init__(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental, protocol_cls=CudalintProtocol)
         self.documents = DocumentStore()
         self.diagnostics = diagnostics.Diagnostics(self)
         self.root = os.getcwd()
@@ -178,8 +176,7 @@ class CudalintServer(LanguageServer):
         settings = self.document_settings(snapshot, settings)[0]
         if size > settings.max_file_size:
             self.show_once(
-                f"cudalint: {os.path.basename(path)} is {format_size(size)}, over the limit of "
-                f"{format_size(settings.max_file_size)} (setting `max-file-size`): not linted",
+                f"cudalint: {os.path.basename(path)} is {format_size(size)}, over the limit of {format_size(settings.max_file_size)} (setting `max-file-size`): not linted",
                 types.MessageType.Warning,
             )
             return None

@@ -136,9 +136,7 @@ async def fetch(server: ServerState, notified: Any = None) -> None:
     workspace = server.client_capabilities.workspace
     if workspace is not None and workspace.configuration:
         try:
-            answer = await server.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
-            )
+            answer = await server.workspace_configuration_async(types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
         except Exception as error:  # a client that advertises but fails: keep what we have
             server.log_error("workspace/configuration failed", error)
             answer = None

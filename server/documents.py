@@ -86,6 +86,7 @@ class Region:
 
     def then(self, later: Region) -> Region:
         """This change followed by `later` (in the coordinates this one produced), as one."""
+
         def carried(offset: int) -> int:
             if offset >= later.old_end:
                 return offset + later.new_end - later.old_end
@@ -96,9 +97,7 @@ class Region:
         return Region(min(self.start, later.start), new_end - shift, new_end)
 
 
-def apply_changes(
-    source: SourceFile, tree: Tree | None, changes: list[types.TextDocumentContentChangeEvent]
-) -> tuple[SourceFile, Tree, Region | None]:
+def apply_changes(source: SourceFile, tree: Tree | None, changes: list[types.TextDocumentContentChangeEvent]) -> tuple[SourceFile, Tree, Region | None]:
     """The new text and its tree after LSP `changes`, each in the coordinates of the text the
     ones before it produced, and the region they changed (None when the whole text was
     replaced). Parses once, reusing `tree` unless the whole text was replaced."""

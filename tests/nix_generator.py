@@ -22,37 +22,132 @@ from hypothesis import strategies as st
 FIXTURES = Path(__file__).parent / "fixtures"
 
 PACKAGES = [
-    "cudatoolkit", "cudaPackages.cudatoolkit", "cuda_nvcc", "cuda_cudart", "cuda_cccl", "libcublas",
-    "libcusparse", "cudnn", "nccl", "cutensor", "tensorrt", "cuda_nvrtc", "cudaPackages_11.cudatoolkit",
-    "cudaPackages_12.cuda_nvcc", "cudaPackages.libcublas.dev", "cudaPackages.cuda_cudart.static",
-    "autoAddDriverRunpath", "addDriverRunpath", "autoAddOpenGLRunpathHook", "addOpenGLRunpath",
-    "autoAddCudaCompatRunpath", "linuxPackages.nvidia_x11", "nvidia_x11", "config.boot.kernelPackages.nvidia_x11",
-    "cmake", "ninja", "python3", "zlib", "makeWrapper", "gcc", "stdenv.cc", "backendStdenv.cc",
+    "cudatoolkit",
+    "cudaPackages.cudatoolkit",
+    "cuda_nvcc",
+    "cuda_cudart",
+    "cuda_cccl",
+    "libcublas",
+    "libcusparse",
+    "cudnn",
+    "nccl",
+    "cutensor",
+    "tensorrt",
+    "cuda_nvrtc",
+    "cudaPackages_11.cudatoolkit",
+    "cudaPackages_12.cuda_nvcc",
+    "cudaPackages.libcublas.dev",
+    "cudaPackages.cuda_cudart.static",
+    "autoAddDriverRunpath",
+    "addDriverRunpath",
+    "autoAddOpenGLRunpathHook",
+    "addOpenGLRunpath",
+    "autoAddCudaCompatRunpath",
+    "linuxPackages.nvidia_x11",
+    "nvidia_x11",
+    "config.boot.kernelPackages.nvidia_x11",
+    "cmake",
+    "ninja",
+    "python3",
+    "zlib",
+    "makeWrapper",
+    "gcc",
+    "stdenv.cc",
+    "backendStdenv.cc",
 ]
 FUNCTIONS = [
-    "lib.optionals cudaSupport", "lib.optional cudaSupport", "lib.getDev", "lib.getLib", "lib.getBin",
-    'lib.getOutput "static"', "lib.makeLibraryPath", "lib.makeSearchPathOutput \"lib\" \"lib\"",
-    "lib.optionalString cudaSupport", "lib.cmakeBool \"USE_CUDA\"", "builtins.attrValues", "map (x: x)",
+    "lib.optionals cudaSupport",
+    "lib.optional cudaSupport",
+    "lib.getDev",
+    "lib.getLib",
+    "lib.getBin",
+    'lib.getOutput "static"',
+    "lib.makeLibraryPath",
+    'lib.makeSearchPathOutput "lib" "lib"',
+    "lib.optionalString cudaSupport",
+    'lib.cmakeBool "USE_CUDA"',
+    "builtins.attrValues",
+    "map (x: x)",
 ]
 BUILDERS = [
-    "stdenv.mkDerivation", "backendStdenv.mkDerivation", "cudaPackages.backendStdenv.mkDerivation",
-    "effectiveStdenv.mkDerivation", "mkShell", "pkgs.mkShell", "symlinkJoin", "buildEnv",
-    "python3Packages.buildPythonPackage", "buildPythonPackage", "clangStdenv.mkDerivation",
+    "stdenv.mkDerivation",
+    "backendStdenv.mkDerivation",
+    "cudaPackages.backendStdenv.mkDerivation",
+    "effectiveStdenv.mkDerivation",
+    "mkShell",
+    "pkgs.mkShell",
+    "symlinkJoin",
+    "buildEnv",
+    "python3Packages.buildPythonPackage",
+    "buildPythonPackage",
+    "clangStdenv.mkDerivation",
 ]
 ATTRIBUTES = [
-    "nativeBuildInputs", "buildInputs", "propagatedBuildInputs", "checkInputs", "pname", "version",
-    "src", "cmakeFlags", "env", "env.CUDA_PATH", "env.LD_LIBRARY_PATH", "LD_LIBRARY_PATH", "CUDA_HOME",
-    "postFixup", "preFixup", "postInstall", "shellHook", "installPhase", "fixupPhase", "passthru",
-    "meta", "meta.broken", "paths", "name", "cudaSupport", "requiredSystemFeatures", "dontStrip",
-    "environment.variables.LD_LIBRARY_PATH", "hardware.graphics.enable", "cudaPropagateToOutput",
+    "nativeBuildInputs",
+    "buildInputs",
+    "propagatedBuildInputs",
+    "checkInputs",
+    "pname",
+    "version",
+    "src",
+    "cmakeFlags",
+    "env",
+    "env.CUDA_PATH",
+    "env.LD_LIBRARY_PATH",
+    "LD_LIBRARY_PATH",
+    "CUDA_HOME",
+    "postFixup",
+    "preFixup",
+    "postInstall",
+    "shellHook",
+    "installPhase",
+    "fixupPhase",
+    "passthru",
+    "meta",
+    "meta.broken",
+    "paths",
+    "name",
+    "cudaSupport",
+    "requiredSystemFeatures",
+    "dontStrip",
+    "environment.variables.LD_LIBRARY_PATH",
+    "hardware.graphics.enable",
+    "cudaPropagateToOutput",
 ]
 VARIABLES = [
-    "cudaPackages", "cudaSupport", "config", "lib", "stdenv", "pkgs", "cudatoolkit", "cuda_nvcc",
-    "libcublas", "cudaCapabilities", "flags", "x", "self", "final", "prev", "finalAttrs", "python3",
+    "cudaPackages",
+    "cudaSupport",
+    "config",
+    "lib",
+    "stdenv",
+    "pkgs",
+    "cudatoolkit",
+    "cuda_nvcc",
+    "libcublas",
+    "cudaCapabilities",
+    "flags",
+    "x",
+    "self",
+    "final",
+    "prev",
+    "finalAttrs",
+    "python3",
 ]
 FORMALS = [
-    "lib", "stdenv", "config", "cudaPackages", "cudatoolkit", "cuda_nvcc", "autoAddDriverRunpath",
-    "addDriverRunpath", "cmake", "symlinkJoin", "mkShell", "backendStdenv", "linuxPackages", "fetchurl",
+    "lib",
+    "stdenv",
+    "config",
+    "cudaPackages",
+    "cudatoolkit",
+    "cuda_nvcc",
+    "autoAddDriverRunpath",
+    "addDriverRunpath",
+    "cmake",
+    "symlinkJoin",
+    "mkShell",
+    "backendStdenv",
+    "linuxPackages",
+    "fetchurl",
 ]
 DEFAULTS = ["config.cudaSupport", "false", "true", "cudaPackages.cudatoolkit", "null", "{ }", "[ ]", '"12.4"']
 SHELL_LINES = [
@@ -69,11 +164,17 @@ SHELL_LINES = [
     "runHook postFixup",
     "# export LD_LIBRARY_PATH=/run/opengl-driver/lib",
     'echo "¡ünïcødé ✓ 🚀"',
-    "cmake -DCMAKE_CUDA_ARCHITECTURES=\"75;86\" ..",
+    'cmake -DCMAKE_CUDA_ARCHITECTURES="75;86" ..',
 ]
 COMMENTS = [
-    "# a comment", "# cudalint: ignore[CUDA001]", "# cudalint: ignore[CUDA101, CUDA999]",
-    "# cudalint: ignore-file[CUDA304]", "/* block */", "/* ünïcødé ✓ */", "# 🚀 日本語", "# cudalint: ignore",
+    "# a comment",
+    "# cudalint: ignore[CUDA001]",
+    "# cudalint: ignore[CUDA101, CUDA999]",
+    "# cudalint: ignore-file[CUDA304]",
+    "/* block */",
+    "/* ünïcødé ✓ */",
+    "# 🚀 日本語",
+    "# cudalint: ignore",
 ]
 
 names = st.sampled_from
@@ -113,7 +214,7 @@ def string_literal(draw, expressions) -> str:
         if kind == 0:
             pieces.append(spaced(draw, "${", draw(expressions), "}"))
         elif kind == 1:
-            pieces.append(draw(names(["/run/opengl-driver/lib", "/lib", "\\n", "\\\"", "\\$", "$$", "ü✓🚀", "${addDriverRunpath.driverLink}/lib"])))
+            pieces.append(draw(names(["/run/opengl-driver/lib", "/lib", "\\n", '\\"', "\\$", "$$", "ü✓🚀", "${addDriverRunpath.driverLink}/lib"])))
         else:
             pieces.append(draw(st.text(st.characters(blacklist_characters='"\\$', blacklist_categories=("Cs",)), max_size=8)))
     return '"' + "".join(pieces) + '"'
@@ -182,9 +283,8 @@ def expressions() -> st.SearchStrategy[str]:
     )
 
     def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        listed = st.lists(inner, max_size=4).flatmap(lambda items: st.lists(gap(), min_size=len(items) + 1, max_size=len(items) + 1).map(
-            lambda seps: "[" + seps[-1] + joined(items, seps[:-1]) + " ]"
-        ))
+        listed = st.lists(inner, max_size=4).flatmap(lambda items: st.lists(gap(), min_size=len(items) + 1, max_size=len(items) + 1).map(lambda seps: "[" + seps[-1] + joined(items, seps[:-1]) + " ]"))
+
         def spaced_with(*parts):
             return st.tuples(*parts).flatmap(lambda t: st.composite(lambda draw: spaced(draw, *t))())
 
@@ -202,7 +302,7 @@ def expressions() -> st.SearchStrategy[str]:
                 lambda t: spaced_with(st.just("let"), *[st.just(f"{n} = {v};") for n, v in t[0]], st.just("in"), st.just(t[1]))
             ),
             spaced_with(
-                st.just("if"), names(["cudaSupport", "config.cudaSupport", "(cudaAtLeast \"12.0\")", "!cudaSupport", "stdenv.hostPlatform.isLinux"]), st.just("then"), inner, st.just("else"), inner
+                st.just("if"), names(["cudaSupport", "config.cudaSupport", '(cudaAtLeast "12.0")', "!cudaSupport", "stdenv.hostPlatform.isLinux"]), st.just("then"), inner, st.just("else"), inner
             ),
             spaced_with(st.just("("), inner, names(["//", "+", "==", "&&", "||", "->", "!="]), inner, st.just(")")),
             spaced_with(st.just("("), inner, st.just(")"), st.just("."), names(ATTRIBUTES), st.just("or"), st.just("null")),

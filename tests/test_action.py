@@ -22,7 +22,7 @@ ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 STEPS = ACTION["runs"]["steps"]
 # What the steps' environment variables stand for when the commands are checked.
 SAMPLE_ENV = {"PATHS": ".", "BASE_ARGS": "--new-from-rev HEAD", "EXTRA_ARGS": "--select CUDA0", "RUNNER_TEMP": "/tmp"}
-PACKAGE = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  pname = \"x\";\n  nativeBuildInputs = [ cudatoolkit ];\n}\n"
+PACKAGE = '{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  pname = "x";\n  nativeBuildInputs = [ cudatoolkit ];\n}\n'
 
 
 def step(name: str) -> dict:

@@ -28,9 +28,7 @@ stdenv.mkDerivation {
   nativeBuildInputs = [ cudatoolkit ];
 }
 """
-FIXED = FINDING.replace("{ stdenv, cudatoolkit }:", "{ stdenv, cudaPackages }:").replace(
-    "[ cudatoolkit ]", "[ cudaPackages.cuda_nvcc ]"
-)
+FIXED = FINDING.replace("{ stdenv, cudatoolkit }:", "{ stdenv, cudaPackages }:").replace("[ cudatoolkit ]", "[ cudaPackages.cuda_nvcc ]")
 SAFE = "{ x }:\nx # cudalint: ignore[CUDA001]\n"
 SAFE_FIXED = "{ x }:\nx\n"
 CLEAN = "{ x }: x\n"
@@ -52,9 +50,7 @@ def run(argv: list[str], cwd: Path, monkeypatch, capsys, stdin: bytes | None = N
 def run_process(argv: list[str], cwd: Path, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "CUDALINT_OUTPUT_FORMAT")}
     environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "cudalint", *argv], cwd=cwd, input=stdin, capture_output=True, env=environment, timeout=120
-    )
+    return subprocess.run([sys.executable, "-m", "cudalint", *argv], cwd=cwd, input=stdin, capture_output=True, env=environment, timeout=120)
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -250,9 +246,7 @@ def test_progress_only_on_a_terminal_after_a_delay() -> None:
 
 def test_stdin_with_filename_uses_its_config_and_name(tmp_path, monkeypatch, capsys) -> None:
     write(tmp_path / "pkgs" / "cudalint.toml", 'select = ["CUDA001"]\n')
-    code, out, _ = run(
-        ["check", "--output-format", "json", "--stdin-filename", "pkgs/x.nix", "-"], tmp_path, monkeypatch, capsys, stdin=FINDING.encode()
-    )
+    code, out, _ = run(["check", "--output-format", "json", "--stdin-filename", "pkgs/x.nix", "-"], tmp_path, monkeypatch, capsys, stdin=FINDING.encode())
     assert code == 1
     [finding] = json.loads(out)
     assert finding["filename"] == os.path.join("pkgs", "x.nix")

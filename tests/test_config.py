@@ -123,7 +123,7 @@ def test_config_option_errors(tmp_path, monkeypatch, capsys) -> None:
     [
         ('selct = ["CUDA001"]\n', ["unknown key `selct`", "did you mean `select`?"]),
         ('extend_select = ["CUDA001"]\n', ["unknown key `extend_select`", "did you mean `extend-select`?"]),
-        ('per_file_ignores = {}\n', ["did you mean `per-file-ignores`?"]),
+        ("per_file_ignores = {}\n", ["did you mean `per-file-ignores`?"]),
         ('select = ["CUDA0001"]\n', ["`select`: unknown rule code or prefix `CUDA0001`", "did you mean `CUDA001`?"]),
         ('ignore = ["CUDA99"]\n', ["`ignore`: unknown rule code or prefix `CUDA99`"]),
         ('select = ["E501"]\n', ["unknown rule code or prefix `E501`"]),
@@ -256,13 +256,9 @@ def test_select_rules_layers() -> None:
 def test_select_rules_more_specific_selector_wins() -> None:
     every = known_codes()
     # ignore a prefix, select one code in it: the code stays
-    assert select_rules([Selection(select=("ALL",), ignore=("CUDA9",), extend_select=("CUDA901",))]) == frozenset(
-        {c for c in every if not c.startswith("CUDA9")} | {"CUDA901"}
-    )
+    assert select_rules([Selection(select=("ALL",), ignore=("CUDA9",), extend_select=("CUDA901",))]) == frozenset({c for c in every if not c.startswith("CUDA9")} | {"CUDA901"})
     # select a prefix, ignore one code: the code goes
-    assert select_rules([Selection(select=("CUDA9",), ignore=("CUDA900",))]) == frozenset(
-        {c for c in every if c.startswith("CUDA9")} - {"CUDA900"}
-    )
+    assert select_rules([Selection(select=("CUDA9",), ignore=("CUDA900",))]) == frozenset({c for c in every if c.startswith("CUDA9")} - {"CUDA900"})
 
 
 def test_cli_select_overrides_config(tmp_path, monkeypatch, capsys) -> None:

@@ -89,9 +89,7 @@ def test_fixes_keep_the_cuda_release(path: Path) -> None:
         added = set(_RELEASE.findall(fixed)) - releases
         assert not added, f"{title!r} introduces CUDA release(s) {sorted(added)} in {path.name}"
         if not unversioned_toolkit:
-            assert len(_UNVERSIONED_SET.findall(fixed)) <= len(_UNVERSIONED_SET.findall(text)), (
-                f"{title!r} replaces a versioned toolkit with the unversioned `cudaPackages` in {path.name}:\n{fixed}"
-            )
+            assert len(_UNVERSIONED_SET.findall(fixed)) <= len(_UNVERSIONED_SET.findall(text)), f"{title!r} replaces a versioned toolkit with the unversioned `cudaPackages` in {path.name}:\n{fixed}"
 
 
 def test_the_purpose_built_files_have_fixes() -> None:

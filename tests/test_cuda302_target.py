@@ -21,7 +21,7 @@ stdenv.mkDerivation {
   buildPhase = "nvcc -o saxpy saxpy.cu";
 }
 """
-JOIN = REDIST.replace("[ cudaPackages.cuda_nvcc ]", "[ (symlinkJoin { name = \"j\"; paths = [ cudaPackages.cuda_nvcc ]; }) ]")
+JOIN = REDIST.replace("[ cudaPackages.cuda_nvcc ]", '[ (symlinkJoin { name = "j"; paths = [ cudaPackages.cuda_nvcc ]; }) ]')
 
 
 def findings(text: str, nixpkgs: str | None) -> list[str]:
@@ -56,7 +56,6 @@ def test_old_target_fix_builds_with_backend_stdenv() -> None:
     outcome = fix_file(SourceFile("t.nix", REDIST), settings, unsafe=True)
     assert "cudaPackages.backendStdenv.mkDerivation {" in outcome.text
     assert findings(outcome.text, "23.05") == []
-
 
 
 def test_fix_all_with_cuda001_adds_cudapackages_once() -> None:

@@ -60,7 +60,7 @@ DUPLICATES = {
     "inside a let": "let x = 1; x = 2; in x",
     "nested literal": "{ a = { b = 1; b = 2; }; }",
     "escaped names are dynamic": '{ "a\\"" = 1; "a\\"" = 2; }',
-    "interpolated names are dynamic": '{ ${x} = 1; ${x} = 2; }',
+    "interpolated names are dynamic": "{ ${x} = 1; ${x} = 2; }",
     "distinct": "{ a = 1; b.c = 2; inherit d; }",
     "repeated formal": "{ a, b, a }: a",
     "formal named like the whole argument": "args@{ args, b }: b",

@@ -85,11 +85,7 @@ def _unbound_hook_names(text_: str) -> list[str]:
     function = semantic.top_function()
     if function is None or function.child_by_field_name("formals") is None:
         return []
-    return [
-        text(node)
-        for node in descendants(tree.root_node)
-        if node.type == "variable_expression" and text(node) in HOOK_NAMES and semantic.resolve(node).kind == "free"
-    ]
+    return [text(node) for node in descendants(tree.root_node) if node.type == "variable_expression" and text(node) in HOOK_NAMES and semantic.resolve(node).kind == "free"]
 
 
 def _duplicate_formals(text_: str) -> list[str]:

@@ -63,9 +63,7 @@ def _selenium():
 
 def cli_findings(path: Path) -> list[dict[str, Any]]:
     """What `cudalint check` reports for `path` (the server lints with the same defaults)."""
-    run = subprocess.run(
-        [sys.executable, "-m", "cudalint", "check", "--isolated", "--output-format", "json", str(path)], capture_output=True, text=True
-    )
+    run = subprocess.run([sys.executable, "-m", "cudalint", "check", "--isolated", "--output-format", "json", str(path)], capture_output=True, text=True)
     return json.loads(run.stdout)
 
 
@@ -125,12 +123,7 @@ class Workbench:
         self.wait("the editor focused again", self.editor_focused)
 
     def editor_focused(self) -> bool:
-        return bool(
-            self.driver.execute_script(
-                "const e = document.activeElement;"
-                "return !!e && !!e.closest('.editor-instance .monaco-editor') && !e.closest('.quick-input-widget');"
-            )
-        )
+        return bool(self.driver.execute_script("const e = document.activeElement;return !!e && !!e.closest('.editor-instance .monaco-editor') && !e.closest('.quick-input-widget');"))
 
     def until(self, what: str, action: Callable[[], None], found: Callable[[], Any], every: float = 15.0) -> Any:
         """`action()`, then `found()` once truthy; `action()` again every `every` seconds meanwhile,

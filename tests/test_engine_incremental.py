@@ -68,7 +68,7 @@ def test_whitespace_inside_each_attribute_changes_nothing_but_positions(path):
 
 
 def test_an_edit_inside_an_input_list_is_rechecked_there():
-    text = "{ stdenv, cudaPackages }:\nstdenv.mkDerivation {\n  pname = \"x\";\n  buildInputs = [ cudaPackages.cuda_nvcc ];\n  env.P = \"/run/opengl-driver/lib\";\n}\n"
+    text = '{ stdenv, cudaPackages }:\nstdenv.mkDerivation {\n  pname = "x";\n  buildInputs = [ cudaPackages.cuda_nvcc ];\n  env.P = "/run/opengl-driver/lib";\n}\n'
     source = SourceFile("x.nix", text)
     previous = lint(source, SETTINGS)
     assert "CUDA301" in {d.code for d in previous.diagnostics}
@@ -85,7 +85,7 @@ def test_an_edit_inside_an_input_list_is_rechecked_there():
 def test_findings_outside_the_attribute_that_depend_on_it_wait_for_the_full_lint():
     # CUDA302 judges the builder call by the nvcc its inputs hold: it is reported at the call,
     # outside the attribute that changes, and kept until the full lint.
-    text = "{ stdenv, cudatoolkit, cudaPackages }:\nstdenv.mkDerivation {\n  pname = \"x\";\n  src = ./.;\n  nativeBuildInputs = [ cudatoolkit ];\n  buildPhase = \"nvcc x.cu\";\n}\n"
+    text = '{ stdenv, cudatoolkit, cudaPackages }:\nstdenv.mkDerivation {\n  pname = "x";\n  src = ./.;\n  nativeBuildInputs = [ cudatoolkit ];\n  buildPhase = "nvcc x.cu";\n}\n'
     settings = LintSettings(enabled=frozenset({"CUDA302"}), nixpkgs="24.05")
     source = SourceFile("x.nix", text)
     previous = lint(source, settings)

@@ -91,8 +91,27 @@ def test_negated_directory_and_file_under_an_ignored_directory(tmp_path) -> None
 
 _GIT_CASES = (
     ["*.gen.nix", "!keep.gen.nix", "/build/", "/top-only.nix", "**/fixtures/*.nix", "vendor/**", "a/**/b.nix", "doc/", "!doc/", "[unclosed", "x[!0-9].nix", "tr\\ ", "\\#hash.nix"],
-    ["x.gen.nix", "d/keep.gen.nix", "build/", "sub/build/", "top-only.nix", "sub/top-only.nix", "fixtures/a.nix", "t/fixtures/a.nix",
-     "vendor/", "vendor/c.nix", "a/b.nix", "a/q/r/b.nix", "doc/", "[unclosed", "xa.nix", "x1.nix", "tr ", "#hash.nix", "plain.nix"],
+    [
+        "x.gen.nix",
+        "d/keep.gen.nix",
+        "build/",
+        "sub/build/",
+        "top-only.nix",
+        "sub/top-only.nix",
+        "fixtures/a.nix",
+        "t/fixtures/a.nix",
+        "vendor/",
+        "vendor/c.nix",
+        "a/b.nix",
+        "a/q/r/b.nix",
+        "doc/",
+        "[unclosed",
+        "xa.nix",
+        "x1.nix",
+        "tr ",
+        "#hash.nix",
+        "plain.nix",
+    ],
 )
 
 
@@ -149,14 +168,7 @@ def test_walk_finds_nix_files_and_skips_git(tmp_path) -> None:
 
 
 def test_walk_honours_gitignore_with_negation_and_nesting(tmp_path) -> None:
-    (tmp_path / ".gitignore").write_text(
-        "# generated code\n"
-        "*.gen.nix\n"
-        "!keep.gen.nix\n"
-        "/build/\n"
-        "/top-only.nix\n"
-        "**/fixtures/*.nix\n"
-    )
+    (tmp_path / ".gitignore").write_text("# generated code\n*.gen.nix\n!keep.gen.nix\n/build/\n/top-only.nix\n**/fixtures/*.nix\n")
     for name in [
         "a.nix",
         "x.gen.nix",
@@ -311,7 +323,7 @@ def test_read_binary_names_the_nul_byte() -> None:
 
 
 def test_read_invalid_utf8_names_the_byte() -> None:
-    problem = decode_source("{\n  a = \"é\";\n".encode("latin-1"))
+    problem = decode_source('{\n  a = "é";\n'.encode("latin-1"))
     assert isinstance(problem, files.ReadProblem) and problem.kind == "encoding"
     assert "0xe9" in problem.message and "byte offset 9" in problem.message and "line 2, column 8" in problem.message
 

@@ -21,9 +21,7 @@ CASES = {
     "nested with": "with cudaPackages; " * 3000 + "[ cudatoolkit ]",
     "nested if": "if c then " * 3000 + "[ cudatoolkit ]" + " else [ ]" * 3000,
     "nested functions": "a: " * 5000 + "cudatoolkit",
-    "long let chain": "let a0 = cudaPackages.cuda_nvcc; "
-    + " ".join(f"a{i} = a{i - 1};" for i in range(1, 3000))
-    + " in { nativeBuildInputs = [ a2999 ]; }",
+    "long let chain": "let a0 = cudaPackages.cuda_nvcc; " + " ".join(f"a{i} = a{i - 1};" for i in range(1, 3000)) + " in { nativeBuildInputs = [ a2999 ]; }",
     "long curried chain": "lib.optionals c " * 3000 + "[ cudatoolkit ]",
     "long concatenation": "{ buildInputs = " + " ++ ".join(["[ cudatoolkit ]"] * 3000) + "; }",
     # conditions are split and negated term by term (CUDA304's guards, CUDA311's `meta.broken`)

@@ -24,9 +24,7 @@ def project_modules() -> dict[str, Path]:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
@@ -103,9 +101,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_sees_the_project() -> None:
     graph = import_graph()
     assert "cudalint.lint.engine" in graph and "cudalint.server.app" in graph and "cudalint.rules._driver" in graph
-    assert "cudalint.nix.semantic" in graph["cudalint.lint.engine"] or any(
-        "cudalint.nix" in target for target in graph["cudalint.lint.engine"]
-    )
+    assert "cudalint.nix.semantic" in graph["cudalint.lint.engine"] or any("cudalint.nix" in target for target in graph["cudalint.lint.engine"])
     # a relative import resolves, and an import inside a function counts
     assert "cudalint.server.diagnostics" in graph["cudalint.server.code_actions"]
     assert "cudalint.frontend.ruledocs" in graph["cudalint.frontend.cli"]

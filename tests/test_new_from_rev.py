@@ -96,7 +96,7 @@ def test_untracked_files_are_new_as_a_whole(repo: Path, monkeypatch, capsys) -> 
 
 def test_a_renamed_file_counts_only_its_changed_lines(repo: Path, monkeypatch, capsys) -> None:
     git(repo, "mv", "old.nix", "renamed.nix")
-    text = (repo / "renamed.nix").read_text().replace("pname = \"x\";", "pname = \"x\";\n  extra = [ cudatoolkit ];")
+    text = (repo / "renamed.nix").read_text().replace('pname = "x";', 'pname = "x";\n  extra = [ cudatoolkit ];')
     (repo / "renamed.nix").write_text(text)
     git(repo, "commit", "-q", "-am", "rename")
     _, findings, _ = check(repo, repo, monkeypatch, capsys, "--new-from-rev", "base")

@@ -32,9 +32,9 @@ CASES = [
     ("pkg.nix", "{ stdenv, MARK }: stdenv.mkDerivation { src = ./.; passthru.environment = MARK; }", Kind.PACKAGE, "mkDerivation"),
     # dev shells
     ("flake.nix", "{ outputs = { nixpkgs, ... }: { devShells.x86_64-linux.default = pkgs.mkShell { packages = [ MARK ]; }; }; }", Kind.SHELL, "mkShell"),
-    ("flake.nix", "{ outputs = _: { devShells.x86_64-linux.default = pkgs.stdenv.mkDerivation { name = \"s\"; buildInputs = [ MARK ]; }; }; }", Kind.SHELL, "nix-shell environment"),
+    ("flake.nix", '{ outputs = _: { devShells.x86_64-linux.default = pkgs.stdenv.mkDerivation { name = "s"; buildInputs = [ MARK ]; }; }; }', Kind.SHELL, "nix-shell environment"),
     ("flake.nix", "{ outputs = _: { devShell.x86_64-linux = import ./shell.nix { x = MARK; }; }; }", Kind.SHELL, "devShell"),
-    ("fhs.nix", "{ buildFHSEnv, MARK }: buildFHSEnv { name = \"e\"; targetPkgs = p: [ MARK ]; }", Kind.SHELL, "buildFHSEnv"),
+    ("fhs.nix", '{ buildFHSEnv, MARK }: buildFHSEnv { name = "e"; targetPkgs = p: [ MARK ]; }', Kind.SHELL, "buildFHSEnv"),
     ("shell.nix", "{ pkgs ? import <nixpkgs> { } }: with pkgs; mkShellNoCC { buildInputs = [ MARK ]; }", Kind.SHELL, "mkShellNoCC"),
     ("shell.nix", "{ pkgs ? import <nixpkgs> { } }: let libs = [ MARK ]; in pkgs.callPackage ./x.nix { inherit libs; }", Kind.SHELL, "shell.nix"),
     ("default.nix", "{ pkgs }: pkgs.stdenv.mkDerivation { name = \"env\"; buildInputs = [ MARK ]; shellHook = ''echo''; }", Kind.SHELL, "nix-shell environment"),
@@ -43,7 +43,7 @@ CASES = [
     ("pkg.nix", "{ stdenv, MARK }: stdenv.mkDerivation { src = ./.; shellHook = ''export X=${MARK}''; }", Kind.SHELL, "shellHook"),
     ("devenv.nix", "{ pkgs, ... }: { packages = [ MARK ]; env.CUDA_PATH = MARK; }", Kind.SHELL, "devenv.nix"),
     # numtide devshell's flake module
-    ("flake.nix", "{ outputs = _: { perSystem = { pkgs, ... }: { devshells.default.env = [ { name = \"X\"; value = MARK; } ]; }; }; }", Kind.SHELL, "devshells"),
+    ("flake.nix", '{ outputs = _: { perSystem = { pkgs, ... }: { devshells.default.env = [ { name = "X"; value = MARK; } ]; }; }; }', Kind.SHELL, "devshells"),
     ("devenv.nix", "{ pkgs, ... }: { enterShell = ''export X=${MARK}''; }", Kind.SHELL, "enterShell"),
     # NixOS / home-manager modules
     ("configuration.nix", "{ config, pkgs, ... }: { environment.systemPackages = with pkgs; [ MARK ]; }", Kind.MODULE, "environment.systemPackages"),

@@ -61,7 +61,7 @@ def test_the_fixtures_exercise_the_prefilter() -> None:
 
 
 def test_a_file_without_any_pattern_is_not_parsed() -> None:
-    source = SourceFile("plain.nix", "{ lib, stdenv }:\nstdenv.mkDerivation { pname = \"hello\"; buildInputs = [ ; }\n")
+    source = SourceFile("plain.nix", '{ lib, stdenv }:\nstdenv.mkDerivation { pname = "hello"; buildInputs = [ ; }\n')
     assert lint(source, LintSettings()).tree is None
     assert lint(source, LintSettings()).diagnostics == []
     # without the prefilter the same text has a syntax error

@@ -27,9 +27,7 @@ def session() -> list[tuple[str, str]]:
 def run(command: str) -> str:
     argv = shlex.split(command)
     assert argv[0] == "cudalint"
-    done = subprocess.run(
-        [sys.executable, "-m", "cudalint", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": ""}
-    )
+    done = subprocess.run([sys.executable, "-m", "cudalint", *argv[1:]], cwd=ROOT, capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": ""})
     return (done.stdout + done.stderr).rstrip("\n")
 
 

@@ -285,9 +285,7 @@ def test_json_shape_matches_ruff() -> None:
     assert {"content": "cudaPackages.cuda_nvcc", "location": {"row": 4, "column": 25}, "end_location": {"row": 4, "column": 36}} in edits
     assert all(set(e) == {"content", "location", "end_location"} for e in edits)
     # Edits are listed in file order.
-    assert [(e["location"]["row"], e["location"]["column"]) for e in edits] == sorted(
-        (e["location"]["row"], e["location"]["column"]) for e in edits
-    )
+    assert [(e["location"]["row"], e["location"]["column"]) for e in edits] == sorted((e["location"]["row"], e["location"]["column"]) for e in edits)
 
 
 def _offset(text: str, row: int, column: int) -> int:
@@ -344,13 +342,8 @@ def test_json_empty_is_an_empty_list() -> None:
 def test_github_annotations() -> None:
     output = render("github", [checked("pkgs/a.nix", SUPPRESSION)])
     lines = output.splitlines()
-    assert lines[0] == (
-        "::warning file=pkgs/a.nix,line=3,col=3,endLine=3,endColumn=30,title=CUDA901 (unused-suppression)"
-        "::suppression comment matched no finding of CUDA001; remove it"
-    )
-    assert lines[1].startswith(
-        "::warning file=pkgs/a.nix,line=5,col=25,endLine=5,endColumn=36,title=CUDA001 (runfile-toolkit)::`cudatoolkit`"
-    )
+    assert lines[0] == ("::warning file=pkgs/a.nix,line=3,col=3,endLine=3,endColumn=30,title=CUDA901 (unused-suppression)::suppression comment matched no finding of CUDA001; remove it")
+    assert lines[1].startswith("::warning file=pkgs/a.nix,line=5,col=25,endLine=5,endColumn=36,title=CUDA001 (runfile-toolkit)::`cudatoolkit`")
 
 
 def test_github_levels_multiline_and_errors() -> None:

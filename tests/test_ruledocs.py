@@ -87,9 +87,7 @@ def test_readme_table_is_up_to_date() -> None:
     block = readme_block(text)
     if block is None:
         pytest.skip("README.md has no rules block")
-    assert block.strip() == rules_markdown_table().strip(), (
-        "the README's rule table is out of date: run python -m cudalint.frontend.ruledocs --write-readme README.md"
-    )
+    assert block.strip() == rules_markdown_table().strip(), "the README's rule table is out of date: run python -m cudalint.frontend.ruledocs --write-readme README.md"
 
 
 def test_write_and_check_readme(tmp_path, capsys) -> None:
@@ -129,9 +127,7 @@ def test_rules_reference_is_up_to_date() -> None:
 
     reference = README.parent / REFERENCE_PATH
     assert reference.exists(), f"{REFERENCE_PATH} is missing: run python -m cudalint.frontend.ruledocs --write-reference {REFERENCE_PATH}"
-    assert reference.read_text(encoding="utf-8") == rules_reference_markdown(), (
-        f"{REFERENCE_PATH} is out of date: run python -m cudalint.frontend.ruledocs --write-reference {REFERENCE_PATH}"
-    )
+    assert reference.read_text(encoding="utf-8") == rules_reference_markdown(), f"{REFERENCE_PATH} is out of date: run python -m cudalint.frontend.ruledocs --write-reference {REFERENCE_PATH}"
 
 
 def test_every_rule_url_points_at_its_reference_section() -> None:

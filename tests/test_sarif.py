@@ -230,10 +230,7 @@ def test_every_fixture_gives_valid_sarif_with_exact_fixes() -> None:
         results.append(FileResult(source.path, source, lint(source, LintSettings()).diagnostics))
     log = sarif(results)
     validate(log)
-    pending = {
-        artifact_location(r.path)["uri"]: (r.source.text, sorted(r.diagnostics, key=lambda d: (d.start, d.end, d.code)))
-        for r in results
-    }
+    pending = {artifact_location(r.path)["uri"]: (r.source.text, sorted(r.diagnostics, key=lambda d: (d.start, d.end, d.code))) for r in results}
     checked_fixes = 0
     for item in log["runs"][0]["results"]:
         uri = item["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
@@ -243,9 +240,7 @@ def test_every_fixture_gives_valid_sarif_with_exact_fixes() -> None:
         for sarif_fix, fix in zip(item.get("fixes", []), diagnostic.fixes, strict=True):
             fixed = text
             replacements = sarif_fix["artifactChanges"][0]["replacements"]
-            for replacement in sorted(
-                replacements, key=lambda r: (r["deletedRegion"]["startLine"], r["deletedRegion"]["startColumn"]), reverse=True
-            ):
+            for replacement in sorted(replacements, key=lambda r: (r["deletedRegion"]["startLine"], r["deletedRegion"]["startColumn"]), reverse=True):
                 region = replacement["deletedRegion"]
                 start = _utf16_offset(text, region["startLine"], region["startColumn"])
                 end = _utf16_offset(text, region["endLine"], region["endColumn"])

@@ -28,11 +28,7 @@ def _apply(source: SourceFile, edit: Edit) -> str:
 
 
 def test_commands_and_words_keep_the_nix_offsets() -> None:
-    shell, source = _shell(
-        '    export LD_LIBRARY_PATH="${cuda}/lib:$LD_LIBRARY_PATH" # why\n'
-        "    wrapProgram $out/bin/x \\\n      --prefix PATH : ${lib.makeBinPath [ cuda ]}\n"
-        "    X=1 make -j4\n"
-    )
+    shell, source = _shell('    export LD_LIBRARY_PATH="${cuda}/lib:$LD_LIBRARY_PATH" # why\n    wrapProgram $out/bin/x \\\n      --prefix PATH : ${lib.makeBinPath [ cuda ]}\n    X=1 make -j4\n')
     found = [(c.name, [source.data[w.start : w.end].decode() for w in c.words]) for c in shell.commands()]
     assert found == [
         (b"export", ["export", 'LD_LIBRARY_PATH="${cuda}/lib:$LD_LIBRARY_PATH"']),
@@ -109,7 +105,7 @@ def test_the_parser_is_loaded_only_for_shell_text() -> None:
         "lint(SourceFile('a.nix', sys.argv[1]), LintSettings())\n"
         "print('tree_sitter_bash' in sys.modules)\n"
     )
-    no_shell = "{ cudaPackages, stdenv }: stdenv.mkDerivation { pname = \"a\"; buildInputs = [ cudaPackages.cuda_cudart ]; }\n"
+    no_shell = '{ cudaPackages, stdenv }: stdenv.mkDerivation { pname = "a"; buildInputs = [ cudaPackages.cuda_cudart ]; }\n'
     shell = "{ stdenv }: stdenv.mkDerivation { pname = \"a\"; postFixup = ''\n  # patch\n  addDriverRunpath $out/lib/a.so $out/lib/b.so\n''; }\n"
     loaded = [subprocess.run([sys.executable, "-c", probe, text], capture_output=True, text=True, check=True).stdout.strip() for text in (no_shell, shell)]
     assert loaded == ["False", "True"]

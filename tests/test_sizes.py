@@ -79,7 +79,7 @@ def test_hover_names_what_the_toolkit_joins() -> None:
 
 
 def test_a_whole_package_join_states_its_archives() -> None:
-    text = "{ symlinkJoin, cudaPackages }:\nsymlinkJoin {\n  name = \"cuda\";\n  paths = with cudaPackages; [ cuda_nvcc libcublas ];\n}\n"
+    text = '{ symlinkJoin, cudaPackages }:\nsymlinkJoin {\n  name = "cuda";\n  paths = with cudaPackages; [ cuda_nvcc libcublas ];\n}\n'
     settings = LintSettings(enabled=frozenset({"CUDA203"}), nixpkgs="unstable", cuda=("12.9",))
     (finding,) = lint(SourceFile("a.nix", text), settings).diagnostics
     expected = sizes.format_bytes(archive("12.9", "cuda_nvcc") + archive("12.9", "libcublas"))

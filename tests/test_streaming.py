@@ -70,10 +70,7 @@ def test_the_pool_checks_a_stream_whose_settings_table_grows(tmp_path) -> None:
     outcomes = {}
     for jobs in (1, 2):
         table: list = []
-        outcomes[jobs] = [
-            (task.display, processed.result.path, [d.code for d in processed.result.diagnostics])
-            for task, processed in runner.run(stream(table), table, runner.CHECK, jobs)
-        ]
+        outcomes[jobs] = [(task.display, processed.result.path, [d.code for d in processed.result.diagnostics]) for task, processed in runner.run(stream(table), table, runner.CHECK, jobs)]
     assert outcomes[1] == outcomes[2]
     assert [display for display, *_ in outcomes[2]] == [f"{d}/f{i}.nix" for i, d in enumerate(directories)]
     flagged = {display.split("/")[0] for display, _, found in outcomes[2] if "CUDA001" in found}

@@ -114,10 +114,7 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     if not isinstance(data, dict) or "version" not in data:
         raise BaselineError(f"{path} is not a cudalint baseline (no version field)")
     if data["version"] != VERSION:
-        raise BaselineError(
-            f"baseline file {path} has version {data['version']!r}; this cudalint reads version {VERSION}: "
-            "regenerate it with --write-baseline"
-        )
+        raise BaselineError(f"baseline file {path} has version {data['version']!r}; this cudalint reads version {VERSION}: regenerate it with --write-baseline")
     entries = data.get("findings")
     if not isinstance(entries, list):
         raise BaselineError(f"baseline file {path} is corrupt: `findings` must be a list")
@@ -127,9 +124,7 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
             key = (entry["path"], entry["code"], entry["fingerprint"])
             count = entry.get("count", 1)
         except (TypeError, KeyError, AttributeError):
-            raise BaselineError(
-                f"baseline file {path} is corrupt: finding #{index + 1} needs `path`, `code` and `fingerprint`"
-            ) from None
+            raise BaselineError(f"baseline file {path} is corrupt: finding #{index + 1} needs `path`, `code` and `fingerprint`") from None
         if not all(isinstance(part, str) for part in key) or not isinstance(count, int) or count < 1:
             raise BaselineError(f"baseline file {path} is corrupt: finding #{index + 1} has values of the wrong type")
         counts[key] += count

@@ -326,18 +326,18 @@ def _check(args: argparse.Namespace) -> int:
     if args.reason is not None and not args.add_suppressions:
         raise UsageError("--reason goes with --add-suppressions")
     if args.add_suppressions:
-        clashing = [flag for flag, given in (("--fix", args.fix), ("--diff", args.diff), ("--write-baseline", args.write_baseline), ("--baseline", args.baseline), ("--new-from-rev", args.new_from_rev)) if given]
+        clashing = [
+            flag
+            for flag, given in (("--fix", args.fix), ("--diff", args.diff), ("--write-baseline", args.write_baseline), ("--baseline", args.baseline), ("--new-from-rev", args.new_from_rev))
+            if given
+        ]
         if clashing:
             raise UsageError(f"--add-suppressions cannot be used with {', '.join(clashing)}")
         if "-" in args.paths or args.stdin_filename:
             raise UsageError("--add-suppressions writes files: it cannot read standard input")
         if args.reason is not None and (not args.reason.strip() or any(s in args.reason for s in ("\n", "\r", "''", "${", "*/"))):
             raise UsageError("--reason must be one line of text without `''`, `${` or `*/` (a comment may stand inside a Nix string)")
-    mode = (
-        runner.AddSuppressions(args.reason.strip() if args.reason else None)
-        if args.add_suppressions
-        else runner.DIFF if args.diff else runner.FIX if args.fix else runner.CHECK
-    )
+    mode = runner.AddSuppressions(args.reason.strip() if args.reason else None) if args.add_suppressions else runner.DIFF if args.diff else runner.FIX if args.fix else runner.CHECK
     paths = list(args.paths) or (["-"] if args.stdin_filename else ["."])
     if paths.count("-") > 1:
         raise UsageError("standard input (`-`) can be read only once")

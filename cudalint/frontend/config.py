@@ -118,13 +118,13 @@ def resolve_selectors(selectors: Sequence[str], where: str, key: str) -> tuple[s
 
 def parse_size(value: Any, where: str, key: str = "max-file-size") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise ConfigError(where, f"`{key}` must be a number of bytes or a string like \"10MB\", not {_type_name(value)}")
+        raise ConfigError(where, f'`{key}` must be a number of bytes or a string like "10MB", not {_type_name(value)}')
     if isinstance(value, int):
         size = value
     else:
         match = _SIZE.match(value)
         if not match:
-            raise ConfigError(where, f"`{key}`: cannot read {value!r} as a size; write e.g. \"10MB\", \"512KiB\" or a number of bytes")
+            raise ConfigError(where, f'`{key}`: cannot read {value!r} as a size; write e.g. "10MB", "512KiB" or a number of bytes')
         unit = (match.group(2) or "b").lower()
         size = int(float(match.group(1)) * _SIZE_FACTORS[unit])
     if size <= 0:
@@ -157,9 +157,7 @@ class Config:
 
 def _string_list(value: Any, where: str, key: str, example: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        got = _type_name(value) if not isinstance(value, list) else "an array holding " + ", ".join(
-            sorted({_type_name(v) for v in value if not isinstance(v, str)})
-        )
+        got = _type_name(value) if not isinstance(value, list) else "an array holding " + ", ".join(sorted({_type_name(v) for v in value if not isinstance(v, str)}))
         raise ConfigError(where, f"`{key}` must be an array of strings (e.g. {key} = {example}), not {got}")
     return value
 
@@ -175,9 +173,7 @@ def parse_config(data: dict[str, Any], path: str | None, root: str, where: str) 
     if "ignore" in data:
         values["ignore"] = resolve_selectors(_string_list(data["ignore"], where, "ignore", '["CUDA001"]'), where, "ignore")
     if "extend-select" in data:
-        values["extend_select"] = resolve_selectors(
-            _string_list(data["extend-select"], where, "extend-select", '["CUDA2"]'), where, "extend-select"
-        )
+        values["extend_select"] = resolve_selectors(_string_list(data["extend-select"], where, "extend-select", '["CUDA2"]'), where, "extend-select")
     if "per-file-ignores" in data:
         table = data["per-file-ignores"]
         if not isinstance(table, dict):

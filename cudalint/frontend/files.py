@@ -189,8 +189,7 @@ def format_size(size: int) -> str:
 def _too_large(size: int, limit: int) -> ReadProblem:
     return ReadProblem(
         "too-large",
-        f"skipped: {format_size(size)} is larger than the limit of {format_size(limit)} "
-        "(raise `max-file-size` in the configuration to check it)",
+        f"skipped: {format_size(size)} is larger than the limit of {format_size(limit)} (raise `max-file-size` in the configuration to check it)",
     )
 
 
@@ -211,8 +210,7 @@ def decode_source(data: bytes) -> ReadSource | ReadProblem:
         bad = data[offset : offset + 1].hex()
         return ReadProblem(
             "encoding",
-            f"not valid UTF-8: invalid byte 0x{bad} at byte offset {offset} (line {line}, column {column}); "
-            "Nix files must be UTF-8",
+            f"not valid UTF-8: invalid byte 0x{bad} at byte offset {offset} (line {line}, column {column}); Nix files must be UTF-8",
         )
     return ReadSource(text, data, bom)
 

@@ -54,9 +54,7 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 def _git(top: str, *arguments: str) -> str:
     try:
-        completed = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *arguments], cwd=top, capture_output=True, text=True, encoding="utf-8", errors="surrogateescape"
-        )
+        completed = subprocess.run(["git", "-c", "core.quotepath=off", *arguments], cwd=top, capture_output=True, text=True, encoding="utf-8", errors="surrogateescape")
     except FileNotFoundError:
         raise NewCodeError("--new-from-rev needs git, which is not installed (or not on PATH)") from None
     if completed.returncode != 0:

@@ -142,9 +142,7 @@ def rules_markdown_table() -> str:
     lines = ["| Code | Name | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- |"]
     for rule in all_rules():
         fix = "" if rule.availability is FixAvailability.NEVER else f"{rule.availability.value}, {fix_text(rule, long=False).split(', ')[1]}"
-        lines.append(
-            f"| [{rule.code}]({REFERENCE_PATH}#{_anchor(rule)}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(rule.summary)} |"
-        )
+        lines.append(f"| [{rule.code}]({REFERENCE_PATH}#{_anchor(rule)}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(rule.summary)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -152,8 +150,7 @@ def rules_reference_markdown() -> str:
     """docs/rules.md: every rule's documentation, the page `Rule.url` points into."""
     parts = [
         "# cudalint rules\n",
-        "Generated from the rule modules by `python -m cudalint.frontend.ruledocs --write-reference docs/rules.md`;"
-        " do not edit by hand.\n",
+        "Generated from the rule modules by `python -m cudalint.frontend.ruledocs --write-reference docs/rules.md`; do not edit by hand.\n",
     ]
     for rule in all_rules():
         docs = re.sub(r"^## ", "### ", rule.docs, flags=re.M)

@@ -49,6 +49,7 @@ def can_defer_pins() -> bool:
 
     return "fork" in multiprocessing.get_all_start_methods()
 
+
 # A SourceFile crosses process boundaries as (path, text); its derived fields are rebuilt.
 copyreg.pickle(SourceFile, lambda s: (SourceFile, (s.path, s.text)))
 
@@ -120,9 +121,7 @@ def keep_style(original: str, fixed: str) -> str:
 # One file
 
 
-def process_source(
-    display: str, read: files.ReadSource, settings: FileSettings, mode: Mode, write_path: str | None, new: NewLines | None = None
-) -> Processed:
+def process_source(display: str, read: files.ReadSource, settings: FileSettings, mode: Mode, write_path: str | None, new: NewLines | None = None) -> Processed:
     """Lint one decoded file; with FIX write the fixes to `write_path` (or return them as
     `output` when it is None: stdin); with DIFF return them as a diff. With `new`, only the
     findings on those lines are reported and fixed."""
@@ -145,9 +144,7 @@ def process_source(
     return processed
 
 
-def _process_parsed(
-    display: str, read: files.ReadSource, settings: FileSettings, mode: Mode, write_path: str | None, new: NewLines | None
-) -> Processed:
+def _process_parsed(display: str, read: files.ReadSource, settings: FileSettings, mode: Mode, write_path: str | None, new: NewLines | None) -> Processed:
     from cudalint.lint import engine, fixing
 
     processed = Processed(None)
@@ -179,10 +176,7 @@ def _process_parsed(
     for code, title in outcome.dropped:
         processed.notices.append(f"a fix of {code} ({title}) was not applied: it would have broken the syntax")
     if outcome.out_of_time:
-        processed.notices.append(
-            f"fixing stopped when the time budget of {settings.lint.time_budget:g} s ran out; run again to apply the rest "
-            "(or raise `time-budget` in the configuration)"
-        )
+        processed.notices.append(f"fixing stopped when the time budget of {settings.lint.time_budget:g} s ran out; run again to apply the rest (or raise `time-budget` in the configuration)")
     if not outcome.changed:
         return unchanged()
     text = keep_style(read.text, outcome.text)
@@ -197,16 +191,12 @@ def _process_parsed(
     if final.syntax_errors > first.syntax_errors:
         # fix_file guarantees this cannot happen; never write if it does.
         processed.failed = True
-        processed.result = FileResult(
-            display, source, first.diagnostics, error="not fixed: the fixed text would not parse (a cudalint bug; please report it)"
-        )
+        processed.result = FileResult(display, source, first.diagnostics, error="not fixed: the fixed text would not parse (a cudalint bug; please report it)")
         return processed
     data = (files.BOM if read.bom else b"") + text.encode("utf-8")
     fixed = len(outcome.applied)
     if mode == DIFF:
-        processed.result = FileResult(
-            display, final.source, final.diagnostics, fixed=fixed, diff=unified_diff(display, read.text, text), internal_errors=internal
-        )
+        processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, diff=unified_diff(display, read.text, text), internal_errors=internal)
         return processed
     if write_path is None:
         processed.output = data
@@ -249,9 +239,7 @@ def read_problem(display: str, problem: files.ReadProblem, explicit: bool) -> Pr
     return Processed(FileResult(display, None, error=problem.message), failed=True)
 
 
-def _add_suppressions(
-    processed: Processed, display: str, read: files.ReadSource, source: SourceFile, first, settings: FileSettings, reason: str | None, write_path: str | None
-) -> Processed:
+def _add_suppressions(processed: Processed, display: str, read: files.ReadSource, source: SourceFile, first, settings: FileSettings, reason: str | None, write_path: str | None) -> Processed:
     """Write a suppression comment for each line with findings (the engine's own findings, such
     as an unused suppression, are not suppressible) and report what is left."""
     from cudalint.lint import engine

@@ -87,6 +87,7 @@ CUDA_REFERENCE_PATTERNS = (
     b"nvjpeg2000",
 )
 
+
 @cache
 def scope_attributes() -> frozenset[str]:
     """Members of a CUDA package set that are not packages (nix/scope.nix), with the deprecated

@@ -43,9 +43,7 @@ _NIXPKGS_URL = re.compile(
     re.IGNORECASE,
 )
 _STRING = re.compile(r'"((?:[^"\\$]|\\.|\$(?!\{))*)"')
-_GITHUB_FETCH = re.compile(
-    r"fetchFromGitHub\s*\{(?P<body>[^{}]*\bowner\s*=\s*\"nixos\"[^{}]*\brepo\s*=\s*\"nixpkgs\"[^{}]*)\}", re.IGNORECASE | re.DOTALL
-)
+_GITHUB_FETCH = re.compile(r"fetchFromGitHub\s*\{(?P<body>[^{}]*\bowner\s*=\s*\"nixos\"[^{}]*\brepo\s*=\s*\"nixpkgs\"[^{}]*)\}", re.IGNORECASE | re.DOTALL)
 _REV = re.compile(rf"\b(?:rev|ref|tag)\s*=\s*\"(?:refs/(?:heads|tags)/)?(?P<ref>{_REF})\"", re.IGNORECASE)
 _FETCHES = re.compile(r"\b(?:fetchTarball|fetchFromGitHub|fetchGit|fetchurl|fetchzip|fetchTree|getFlake)\b")
 # `rev = "266dc8c3..."`: a commit, whatever branch it was taken from

@@ -93,7 +93,7 @@ class Target:
         return includes(self.nixpkgs, change_date)
 
     def nixpkgs_name(self) -> str:
-        """"the newest nixpkgs" or "nixpkgs 24.05", for messages."""
+        """ "the newest nixpkgs" or "nixpkgs 24.05", for messages."""
         return describe_nixpkgs(self.nixpkgs)
 
     def how_to_change(self, cuda: bool = True) -> str:
@@ -150,9 +150,7 @@ class ReferenceSet:
             for name, d in data["deprecations"].items()
         }
         self.scope_attributes = frozenset(data["scope"])
-        self.release_branch_offs: dict[str, str] = {
-            release: facts["branchOff"] for release, facts in {**data["olderNixos"], **data["nixos"]}.items()
-        }
+        self.release_branch_offs: dict[str, str] = {release: facts["branchOff"] for release, facts in {**data["olderNixos"], **data["nixos"]}.items()}
         self._patterns = tuple((re.compile(d["pattern"]), name) for name, d in data["deprecations"].items() if "pattern" in d)
         self.libraries: dict[str, str] = data["libraries"]
         self.output_names = frozenset(data["outputNames"])
@@ -346,4 +344,3 @@ def __getattr__(name: str):
     if name == "OUTPUT_NAMES":
         return load().output_names
     raise AttributeError(name)
-

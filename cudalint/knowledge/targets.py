@@ -63,4 +63,4 @@ def date_of(canonical: str, releases: Mapping[str, str]) -> _dt.date | None:
 
 def _release_list(releases: Mapping[str, str]) -> str:
     names = sorted(releases, key=lambda release: releases[release])
-    return f"{names[0]} to {names[-1]} ({', '.join(names)}), their branches, \"unstable\" or a date"
+    return f'{names[0]} to {names[-1]} ({", ".join(names)}), their branches, "unstable" or a date'

@@ -424,17 +424,16 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
 
 
 # Names every Nix evaluation has: using them does not make a fragment depend on its caller's scope.
-_NIX_BUILTINS = frozenset({"true", "false", "null", "builtins", "import", "toString", "map", "throw", "abort", "baseNameOf", "dirOf", "derivation", "isNull", "removeAttrs", "fetchTarball", "placeholder", "__curPos"})
+_NIX_BUILTINS = frozenset(
+    {"true", "false", "null", "builtins", "import", "toString", "map", "throw", "abort", "baseNameOf", "dirOf", "derivation", "isNull", "removeAttrs", "fetchTarball", "placeholder", "__curPos"}
+)
 
 
 def _uses_free_names(semantic: Semantic) -> bool:
     memo = semantic.memo(__name__)
     if "uses free names" not in memo:
         memo["uses free names"] = any(
-            node.type == "variable_expression"
-            and text(node) not in _NIX_BUILTINS
-            and semantic.resolve(node).kind in {"free", "with"}
-            for node in descendants(semantic.tree.root_node)
+            node.type == "variable_expression" and text(node) not in _NIX_BUILTINS and semantic.resolve(node).kind in {"free", "with"} for node in descendants(semantic.tree.root_node)
         )
     return memo["uses free names"]
 
@@ -519,12 +518,7 @@ def _is_previous_value(node: Node, binding: Node) -> bool:
     owner = binding.parent.parent if binding.parent is not None else None
     override, previous = _override_argument(owner) if owner is not None else (False, None)
     names = attrpath_names(binding.child_by_field_name("attrpath"))
-    return (
-        override
-        and previous is not None
-        and text(node.child_by_field_name("expression")) == previous
-        and attrpath_names(node.child_by_field_name("attrpath")) == names
-    )
+    return override and previous is not None and text(node.child_by_field_name("expression")) == previous and attrpath_names(node.child_by_field_name("attrpath")) == names
 
 
 def _holds_item(value: Node, item: str) -> bool:

@@ -54,6 +54,7 @@ class LintResult:
         for index, diagnostic in enumerate(self.unsuppressed):
             start, end = spans[2 * index], spans[2 * index + 1]
             yield diagnostic, (None if start < 0 else (start, end))
+
     provisional: bool = False  # from `relint`: exact unless the edit changed facts elsewhere
 
 
@@ -360,7 +361,11 @@ def relint(previous: LintResult, source: SourceFile, tree: Tree, start: int, old
             origins[id(d)] = origin
             continue
         moved = Diagnostic(
-            d.code, d.message, shifted(d.start), shifted(d.end), d.severity,
+            d.code,
+            d.message,
+            shifted(d.start),
+            shifted(d.end),
+            d.severity,
             tuple(Fix(f.title, f.applicability, tuple(Edit(shifted(e.start), shifted(e.end), e.content) for e in f.edits), f.isolation) for f in fixes),
             d.context,
         )
@@ -417,9 +422,7 @@ def _deduplicate(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return unique
 
 
-def _apply_suppressions(
-    diagnostics: list[Diagnostic], tree: Tree, source: SourceFile, settings: LintSettings
-) -> tuple[list[Diagnostic], int]:
+def _apply_suppressions(diagnostics: list[Diagnostic], tree: Tree, source: SourceFile, settings: LintSettings) -> tuple[list[Diagnostic], int]:
     suppressions = find_suppressions(tree.root_node, source)
     if not suppressions:
         return diagnostics, 0
@@ -446,9 +449,7 @@ def _apply_suppressions(
     return kept, suppressed
 
 
-def _unused_suppression_diagnostics(
-    suppressions: list[Suppression], source: SourceFile, settings: LintSettings
-) -> list[Diagnostic]:
+def _unused_suppression_diagnostics(suppressions: list[Suppression], source: SourceFile, settings: LintSettings) -> list[Diagnostic]:
     codes = known_codes()
     result = []
     for s in suppressions:

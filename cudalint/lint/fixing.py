@@ -98,9 +98,7 @@ class FixOutcome:
         return self.text != self.original
 
 
-def fix_file(
-    source: SourceFile, settings: LintSettings, unsafe: bool = False, first: LintResult | None = None, scope: Scope | None = None
-) -> FixOutcome:
+def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, first: LintResult | None = None, scope: Scope | None = None) -> FixOutcome:
     """Apply fixes until none is left; with a `scope` (`--new-from-rev`), only fixes of findings
     in it, the scope following the edits (`outcome.scope` is that of the final text)."""
     result = first if first is not None else lint(source, settings)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cudalint.knowledge.sizes import Download
 
+
 class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"

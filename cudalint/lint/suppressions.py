@@ -16,9 +16,7 @@ from tree_sitter import Node
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import descendants
 
-DIRECTIVE = re.compile(
-    rb"cudalint:[ \t]*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]\n]*)\])?(?:[ \t]*--[^\n]*)?"
-)
+DIRECTIVE = re.compile(rb"cudalint:[ \t]*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]\n]*)\])?(?:[ \t]*--[^\n]*)?")
 _SHELL_COMMENT = re.compile(rb"(?:^|(?<=[ \t;]))#[^\n]*", re.M)
 _CODE = re.compile(r"^CUDA\d{3}$")
 
@@ -67,10 +65,8 @@ def _from_comment(start: int, end: int, source: SourceFile, leading: bool) -> li
         before = source.data[source.line_start(line) : start]
         own_line = not before.strip()
         target = -1 if kind == "ignore-file" else (_next_code_line(source, line) if own_line else line)
-        directive_start = start if source.data[start:match.start()].strip(b"#/* \t") == b"" else match.start()
-        result.append(
-            Suppression(kind, codes, directive_start, match.end(), start, target, raw_codes=raw.decode(errors="replace") if raw is not None else None)
-        )
+        directive_start = start if source.data[start : match.start()].strip(b"#/* \t") == b"" else match.start()
+        result.append(Suppression(kind, codes, directive_start, match.end(), start, target, raw_codes=raw.decode(errors="replace") if raw is not None else None))
     return result
 
 

@@ -73,12 +73,7 @@ def _is_trailing_comma_gap(node: tree_sitter.Node, parent: tree_sitter.Node | No
         if grandparent is None or grandparent.type != "formals" or parent.named_child_count != 1:
             return False
         siblings, index = _neighbours(parent, grandparent)
-        return (
-            1 < index < len(siblings) - 1
-            and siblings[index - 1].type == ","
-            and siblings[index + 1].type == "}"
-            and siblings[index - 2].type == "formal"
-        )
+        return 1 < index < len(siblings) - 1 and siblings[index - 1].type == "," and siblings[index + 1].type == "}" and siblings[index - 2].type == "formal"
     if node.type == "ERROR" and parent.type == "formals":
         tokens = [child for child in node.children if child.type != "comment"]
         if len(tokens) != 1 or tokens[0].type != ",":
@@ -90,12 +85,7 @@ def _is_trailing_comma_gap(node: tree_sitter.Node, parent: tree_sitter.Node | No
 
 def is_gap_formal(node: tree_sitter.Node) -> bool:
     """A `formal` node that only exists because of a tolerated trailing comma."""
-    return (
-        node.type == "formal"
-        and node.child_count == 1
-        and node.children[0].is_missing
-        and _is_trailing_comma_gap(node.children[0], node, node.parent)
-    )
+    return node.type == "formal" and node.child_count == 1 and node.children[0].is_missing and _is_trailing_comma_gap(node.children[0], node, node.parent)
 
 
 def syntax_problems(tree: tree_sitter.Tree, source: SourceFile, definitions: list[tree_sitter.Node] | None = None) -> list[SyntaxProblem]:
@@ -257,9 +247,7 @@ def _duplicate_formals(formals: tree_sitter.Node, found: dict, function: tree_si
             continue
         name = identifier.text.decode("utf-8", "replace")
         if name in names:
-            found[(identifier.start_byte, identifier.end_byte)] = SyntaxProblem(
-                identifier.start_byte, identifier.end_byte, f"duplicate function argument `{name}`"
-            )
+            found[(identifier.start_byte, identifier.end_byte)] = SyntaxProblem(identifier.start_byte, identifier.end_byte, f"duplicate function argument `{name}`")
         names.add(name)
 
 

@@ -129,20 +129,14 @@ WRAPPER_BUILDERS = frozenset(
         "writeTextDir",
     }
 )
-OVERRIDE_CALLS = frozenset(
-    {"override", "overrideAttrs", "overrideDerivation", "overridePythonAttrs", "overrideScope", "overrideScope'", "extend"}
-)
+OVERRIDE_CALLS = frozenset({"override", "overrideAttrs", "overrideDerivation", "overridePythonAttrs", "overrideScope", "overrideScope'", "extend"})
 # `devshells`: numtide devshell's flake module (`perSystem.devshells.<name>`)
 SHELL_ATTRS = frozenset({"devShells", "devShell", "devshells", "shellHook", "enterShell"})
 OVERRIDE_ATTRS = frozenset({"overlays", "packageOverrides"})
 # First attribute names of NixOS / home-manager options that hold CUDA settings.
-MODULE_ROOTS = frozenset(
-    {"environment", "home", "programs", "hardware", "systemd", "services", "boot", "nixpkgs", "virtualisation", "users", "security"}
-)
+MODULE_ROOTS = frozenset({"environment", "home", "programs", "hardware", "systemd", "services", "boot", "nixpkgs", "virtualisation", "users", "security"})
 # A derivation with none of these has nothing to build: it is a nix-shell environment.
-_SOURCE_ATTRS = frozenset(
-    {"src", "srcs", "unpackPhase", "buildPhase", "installPhase", "buildCommand", "builder", "configurePhase", "dontUnpack", "phases"}
-)
+_SOURCE_ATTRS = frozenset({"src", "srcs", "unpackPhase", "buildPhase", "installPhase", "buildCommand", "builder", "configurePhase", "dontUnpack", "phases"})
 _PHASE_ATTR = re.compile(r"^(?:(?:pre|post)[A-Z]\w*|\w+Phase)$")
 _OVERLAY_FIRST = frozenset({"final", "self", "pfinal"})
 _OVERLAY_SECOND = frozenset({"prev", "super", "pprev", "previous"})

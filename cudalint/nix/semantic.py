@@ -199,13 +199,7 @@ class Semantic:
             root = self.tree.root_node
             for match in _identifier_pattern(name).finditer(self.source.data):
                 node = root.descendant_for_byte_range(match.start(), match.end())
-                if (
-                    node is not None
-                    and node.type == "identifier"
-                    and (node.start_byte, node.end_byte) == match.span()
-                    and (parent := node.parent) is not None
-                    and parent.type == "variable_expression"
-                ):
+                if node is not None and node.type == "identifier" and (node.start_byte, node.end_byte) == match.span() and (parent := node.parent) is not None and parent.type == "variable_expression":
                     found.append(parent)
         if within is None:
             return found

@@ -35,9 +35,7 @@ _SHELL_ATTR = re.compile(
     r"^(?:\w*Phase|pre\w+|post\w+|shellHook|script|buildCommand|text|extraCommands|commands|"
     r"setupHook|fixupPhase|extraSetup|runScript|profile|extraInstallCommands|extraBuildCommands)$"
 )
-_SHELL_FUNCTIONS = frozenset(
-    {"runCommand", "runCommandLocal", "runCommandCC", "runCommandNoCC", "writeShellScript", "writeShellScriptBin", "writeScript", "writeScriptBin", "writeShellApplication"}
-)
+_SHELL_FUNCTIONS = frozenset({"runCommand", "runCommandLocal", "runCommandCC", "runCommandNoCC", "writeShellScript", "writeShellScriptBin", "writeScript", "writeScriptBin", "writeShellApplication"})
 _NOT_SHELL = frozenset({"meta", "description", "longDescription", "passthru"})
 
 # tree-sitter-bash node types
@@ -171,11 +169,7 @@ class ShellText:
     def statements(self, within: Node | None = None) -> list[Node]:
         """The statements of the script (or of a sequence node: a `do_group`, an `if` body)."""
         parent = self.tree.root_node if within is None else within
-        return [
-            child
-            for index, child in enumerate(parent.named_children)
-            if child.type not in _NOT_STATEMENTS and parent.field_name_for_named_child(index) not in {"condition", "value"}
-        ]
+        return [child for index, child in enumerate(parent.named_children) if child.type not in _NOT_STATEMENTS and parent.field_name_for_named_child(index) not in {"condition", "value"}]
 
     def commands(self) -> list[Command]:
         """The simple commands of the script, in text order."""

@@ -75,9 +75,7 @@ class Editor:
 
     def open(self, path: Path, text: str) -> None:
         self.uri, self.text, self.version = path.as_uri(), text, 1
-        self.client.text_document_did_open(
-            types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=self.uri, language_id="nix", version=1, text=text))
-        )
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=self.uri, language_id="nix", version=1, text=text)))
 
     def change(self, edits: list[types.TextEdit]) -> None:
         """Apply edits (positions in the current text) and send them as one incremental change
@@ -112,9 +110,7 @@ class Editor:
         """The server's diagnostics for the current version."""
         if self.pulls:
             report = await asyncio.wait_for(
-                self.client.text_document_diagnostic_async(
-                    types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=self.uri))
-                ),
+                self.client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=self.uri))),
                 PATIENCE,
             )
             assert self.published.get(self.uri) is None, "a pulling client was pushed diagnostics"

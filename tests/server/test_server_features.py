@@ -42,9 +42,7 @@ async def complete_at(editor, line_text: str) -> list[types.CompletionItem]:
     editor.change([types.TextEdit(range=types.Range(start=at, end=at), new_text=line_text + "\n")])
     position = types.Position(line=last, character=len(line_text.encode("utf-16-le")) // 2)
     result = await asyncio.wait_for(
-        editor.client.text_document_completion_async(
-            types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=editor.uri), position=position)
-        ),
+        editor.client.text_document_completion_async(types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=editor.uri), position=position)),
         PATIENCE,
     )
     return list(result.items) if isinstance(result, types.CompletionList) else list(result or [])

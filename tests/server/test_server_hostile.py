@@ -31,9 +31,7 @@ class Wire:
     """A server process and the raw messages it sends, read on a thread."""
 
     def __init__(self, root: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "cudalint", "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root
-        )
+        self.process = subprocess.Popen([sys.executable, "-m", "cudalint", "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
         self.incoming: queue.Queue[dict[str, Any]] = queue.Queue()
         self.seen: list[dict[str, Any]] = []  # every message read so far
         self.next_id = 0
@@ -80,7 +78,7 @@ class Wire:
     def still_serving(self, root: Path) -> None:
         uri = (root / "alive.nix").as_uri()
         self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "nix", "version": 1, "text": FINDING}})
-        assert ("CUDA001" in {code for code, _ in self.diagnostics(uri, FINDING)})
+        assert "CUDA001" in {code for code, _ in self.diagnostics(uri, FINDING)}
         assert self.process.poll() is None
 
     def rss_kib(self) -> int:

@@ -26,9 +26,7 @@ BASE = '{ stdenv, cudatoolkit }:\n# ünï 𝔘\nstdenv.mkDerivation {\n  buildIn
 
 def _change(source: SourceFile, start: int, end: int, text: str) -> types.TextDocumentContentChangePartial:
     (l1, c1), (l2, c2) = source.utf16_position(start), source.utf16_position(end)
-    return types.TextDocumentContentChangePartial(
-        range=types.Range(start=types.Position(line=l1, character=c1), end=types.Position(line=l2, character=c2)), text=text
-    )
+    return types.TextDocumentContentChangePartial(range=types.Range(start=types.Position(line=l1, character=c1), end=types.Position(line=l2, character=c2)), text=text)
 
 
 @settings(max_examples=150, deadline=None)

@@ -91,10 +91,7 @@ def _fixes(path: str, source: SourceFile, diagnostic: Diagnostic) -> list[dict[s
                 "artifactChanges": [
                     {
                         "artifactLocation": artifact_location(path),
-                        "replacements": [
-                            {"deletedRegion": region(source, edit.start, edit.end), "insertedContent": {"text": edit.content}}
-                            for edit in sorted(fix.edits)
-                        ],
+                        "replacements": [{"deletedRegion": region(source, edit.start, edit.end), "insertedContent": {"text": edit.content}} for edit in sorted(fix.edits)],
                     }
                 ],
             }

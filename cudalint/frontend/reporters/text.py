@@ -135,11 +135,7 @@ def format_diagnostic(result: FileResult, diagnostic: Diagnostic, options: Repor
     assert source is not None
     row, column = source.location(diagnostic.start)
     color = SEVERITY_COLOR.get(diagnostic.severity, "")
-    header = (
-        f"{paint(printable(result.path), BOLD)}:{row}:{column}: "
-        f"{paint(diagnostic.code, BOLD, color)} "
-        f"[{paint(diagnostic.severity.value, color)}] {printable(diagnostic.message)}"
-    )
+    header = f"{paint(printable(result.path), BOLD)}:{row}:{column}: {paint(diagnostic.code, BOLD, color)} [{paint(diagnostic.severity.value, color)}] {printable(diagnostic.message)}"
     lines = [header]
     if source.data:
         line, shown, start_col, width, continues = _underline(source, diagnostic)
