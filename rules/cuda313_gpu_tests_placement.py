@@ -14,7 +14,11 @@ Flags, in a package's own derivation (`stdenv.mkDerivation`, `buildPythonPackage
   whether the suite touches the GPU);
 - `doCheck = true` in a Python package's GPU check made with `finalAttrs.finalPackage.overrideAttrs`
   (under `passthru`): `buildPythonPackage` runs its tests in the install check, so that check
-  runs nothing; write `doInstallCheck = true` (or use `overridePythonAttrs`).
+  runs nothing; write `doInstallCheck = true` (or use `overridePythonAttrs`);
+- a GPU test (`requiredSystemFeatures` holding `"cuda"`) bound at `passthru.tests.<name>.<other>`
+  with `<other>` not `gpuCheck`: the CUDA team's jobset builds only `gpuCheck`s, so the test
+  never runs (from the jobset's convention on, PR #472663, 2025-12: older targets stay silent).
+  The fix renames it to `gpuCheck` (unsafe: whatever refers to the old attribute path breaks).
 
 Not flagged: `requiredSystemFeatures` and checks inside `passthru`, `passthru.tests.<name>`, a
 `gpuCheck`, or a binding named like a test (`gpuTests = stdenv.mkDerivation { ... }`, flake
@@ -43,6 +47,8 @@ since PR #472663 (2025-12) the CUDA team's Hydra jobset collects
 #564935, 2026-09), often `finalAttrs.finalPackage.overrideAttrs { requiredSystemFeatures = [
 "cuda" ]; doInstallCheck = true; }` next to `doCheck = false` (PR #550937, 2026-09: for
 `buildPythonPackage` it is `doInstallCheck` that runs the tests after `overrideAttrs`).
+A GPU test under another name (`passthru.tests.cuda.plugin`) is built by nobody: PR #564935
+(2026-09) renamed such a test to `gpuCheck` for that reason.
 Reviewers asked to turn the checks off in CUDA builds (PR #172684, xgboost, 2022; PR #263174,
 elpa, 2023).
 
@@ -105,7 +111,7 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import catalog
+from cudalint.knowledge import catalog, targets
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
@@ -134,6 +140,8 @@ RULE = Rule(
     patterns=(b"cuda", b"Cuda", b"CUDA"),  # the feature name, the switch or nvcc: no finding without one
 )
 
+# PR #472663 (2025-12): the CUDA team's jobset collects `passthru.tests.<name>.gpuCheck`.
+_GPU_CHECK_JOBSET_SINCE = "2026-01-01"
 CHECK_SWITCHES = frozenset({"doCheck", "doInstallCheck"})
 PYTHON_BUILDERS = frozenset({"buildPythonPackage", "buildPythonApplication"})
 # Bindings whose value is a test, not the package: `passthru`, `tests`, `gpuCheck`, `gpuTests`.
@@ -147,6 +155,8 @@ _SOURCES = frozenset({"src", "srcs"})
 def check(binding: Node, ctx: Context) -> None:
     names = attrpath_names(binding.child_by_field_name("attrpath"))
     if len(names) != 1 or names[0] not in CHECK_SWITCHES | {"requiredSystemFeatures"}:
+        return
+    if names[0] == "requiredSystemFeatures" and _check_gpu_check_name(binding, ctx):
         return
     attrset = binding.parent.parent if binding.parent is not None else None
     call = ctx.semantic.enclosing_call(binding)
@@ -185,6 +195,31 @@ def check(binding: Node, ctx: Context) -> None:
         severity=Severity.INFO,
         fixes=[fix],
     )
+
+
+def _check_gpu_check_name(binding: Node, ctx: Context) -> bool:
+    """A GPU test under `passthru.tests.<name>.<other>`: the CUDA jobset collects only
+    `tests.<name>.gpuCheck` (PR #472663, PR #564935). True when reported."""
+    value = binding_value(binding)
+    if value is None or not _asks_for_gpu(value) or not targets.includes(ctx.settings.nixpkgs, _GPU_CHECK_JOBSET_SINCE):
+        return False
+    holder = next((a for a in ancestors(binding) if a.type == "binding"), None)
+    if holder is None or not ctx.place(holder).is_package:  # the test itself may be an `overrideAttrs`
+        return False
+    path = [name for a in reversed([holder, *(a for a in ancestors(holder) if a.type == "binding")]) for name in attrpath_names(a.child_by_field_name("attrpath"))]
+    if "tests" not in path:
+        return False
+    below = path[len(path) - path[::-1].index("tests") :]
+    last = holder.child_by_field_name("attrpath").children_by_field_name("attr")[-1]
+    if len(below) != 2 or below[-1] in (None, "gpuCheck") or below[-1] != text(last):
+        return False
+    fix = Fix("Rename the test to `gpuCheck`", Applicability.UNSAFE, (edits.replace(last, "gpuCheck"),))
+    ctx.report(
+        last,
+        f"the CUDA jobset builds only GPU tests named `gpuCheck`: rename `tests.{below[0]}.{below[1]}` to `tests.{below[0]}.gpuCheck`",
+        fixes=[fix],
+    )
+    return True
 
 
 def _check_python_gpu_check(binding: Node, call, ctx: Context) -> None:
