@@ -4,9 +4,12 @@ Flags, in a package (`stdenv.mkDerivation` and the other derivation builders) th
 `cudaPackages.cuda_nvcc`: a CMake flag `-DCUDAToolkit_ROOT=...` or `lib.cmakeFeature
 "CUDAToolkit_ROOT" ...` in `cmakeFlags`, an attribute `CUDAToolkit_ROOT = ...;` or
 `env.CUDAToolkit_ROOT = ...;`, and `CUDAToolkit_ROOT=` in a shell phase (`export
-CUDAToolkit_ROOT=...` in `preConfigure`). The setup hook `cuda_nvcc` propagates fills it in.
+CUDAToolkit_ROOT=...` in `preConfigure`), when the root names `cuda_nvcc` and no other CUDA
+package. The setup hook `cuda_nvcc` propagates fills it in.
 
-Not flagged: a package built with the runfile `cudatoolkit` (or a `symlinkJoin` of the toolkit),
+Not flagged: a root listing other CUDA packages (`cuda_cudart`, `libcublas`: the hook collects
+only the build's inputs, so such a root may do more) or built where the rule cannot read it (a
+`let` variable); a package built with the runfile `cudatoolkit` (or a `symlinkJoin` of the toolkit),
 whose old eras had no such hook (only `nvcc-setup-hook.sh`, which sets nvcc's flags); dev
 shells, NixOS/home-manager modules and overrides (a shell has no configure phase run by the hook
 unless its user runs one); targets before the hook (nixpkgs older than 23.11) and the weeks of
@@ -119,13 +122,25 @@ def check(binding: Node, ctx: Context) -> None:
         return  # the runfile toolkit or a join: no hook, or not only the hook's packages
     if names == ["cmakeFlags"]:
         for element in _root_flags(value):
+            if not _names_only_nvcc(element, ctx):
+                continue
             fix = Fix("Remove the `CUDAToolkit_ROOT` flag", Applicability.UNSAFE, (edits.delete_element(ctx.source, element),))
             ctx.report(element, _MESSAGE, fixes=[fix])
+    elif not _names_only_nvcc(value, ctx):
+        return
     elif names[0] in _PHASES:
         if f"{VARIABLE}=" in text(value):
             ctx.report(binding.child_by_field_name("attrpath"), _MESSAGE)
     else:
         ctx.report(binding.child_by_field_name("attrpath"), _MESSAGE)
+
+
+def _names_only_nvcc(node: Node, ctx: Context) -> bool:
+    """The root names `cuda_nvcc` and no other CUDA package: a root listing libraries the inputs
+    may lack (`cuda_cudart`, `libcublas`), or built in a `let` the rule does not follow, does
+    more than the hook."""
+    packages = {ref.package for n in descendants(node) if (ref := ctx.semantic.cuda_ref(n)) is not None and ref.node == n}
+    return packages == {"cuda_nvcc"}
 
 
 def _hook_sets_root(ctx: Context) -> bool:
