@@ -81,7 +81,6 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
 from cudalint.nix.places import DERIVATION_BUILDERS
 from cudalint.nix.syntax import STRING_TYPES, attrpath_names, binding_value, descendants, flatten_apply, last_name, string_literal, text, unparen
-
 from cudalint.rules._cuda_compilation import nvcc_sources
 
 RULE = Rule(
@@ -126,13 +125,8 @@ def check(binding: Node, ctx: Context) -> None:
                 continue
             fix = Fix("Remove the `CUDAToolkit_ROOT` flag", Applicability.UNSAFE, (edits.delete_element(ctx.source, element),))
             ctx.report(element, _MESSAGE, fixes=[fix])
-    elif not _names_only_nvcc(value, ctx):
-        return
-    elif names[0] in _PHASES:
-        if f"{VARIABLE}=" in text(value):
-            ctx.report(binding.child_by_field_name("attrpath"), _MESSAGE)
-    else:
-        ctx.report(binding.child_by_field_name("attrpath"), _MESSAGE)
+    elif _names_only_nvcc(value, ctx) and (names[0] not in _PHASES or f"{VARIABLE}=" in text(value)):
+        ctx.report(binding.child_by_field_name("attrpath") or binding, _MESSAGE)
 
 
 def _names_only_nvcc(node: Node, ctx: Context) -> bool:
