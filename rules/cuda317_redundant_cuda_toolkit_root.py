@@ -78,7 +78,8 @@ from tree_sitter import Node
 from cudalint.knowledge import targets
 from cudalint.lint import edits
 from cudalint.lint.context import Context
-from cudalint.lint.model import Applicability, Fix, FixAvailability, Rule, Severity
+from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
+from cudalint.lint.rule import Rule
 from cudalint.nix.places import DERIVATION_BUILDERS
 from cudalint.nix.syntax import STRING_TYPES, attrpath_names, binding_value, descendants, flatten_apply, last_name, string_literal, text, unparen
 from cudalint.rules._cuda_compilation import nvcc_sources
