@@ -111,7 +111,7 @@ import re
 
 from tree_sitter import Node
 
-from cudalint.knowledge import catalog, targets
+from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
@@ -201,7 +201,7 @@ def _check_gpu_check_name(binding: Node, ctx: Context) -> bool:
     """A GPU test under `passthru.tests.<name>.<other>`: the CUDA jobset collects only
     `tests.<name>.gpuCheck` (PR #472663, PR #564935). True when reported."""
     value = binding_value(binding)
-    if value is None or not _asks_for_gpu(value) or not targets.includes(ctx.settings.nixpkgs, _GPU_CHECK_JOBSET_SINCE):
+    if value is None or not _asks_for_gpu(value) or not ctx.target.includes(_GPU_CHECK_JOBSET_SINCE):
         return False
     holder = next((a for a in ancestors(binding) if a.type == "binding"), None)
     if holder is None or not ctx.place(holder).is_package:  # the test itself may be an `overrideAttrs`

@@ -71,11 +71,8 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from tree_sitter import Node
 
-from cudalint.knowledge import targets
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
@@ -100,7 +97,7 @@ VARIABLE = "CUDAToolkit_ROOT"
 _HOOK_RELEASE = "23.11"
 # CMake 4.3.4 (PR #529977, failing builds reported 2026-07-22 in issue #544701) until PR #545542
 # (cited as merged by the review of 2026-08-06): the hook's root lacked nvcc.
-_NVCC_MISSING = (_dt.date(2026, 7, 1), _dt.date(2026, 8, 6))
+_NVCC_MISSING = ("2026-07-01", "2026-08-06")
 _PHASES = frozenset({"preConfigure", "configurePhase", "postConfigure", "preBuild", "shellHook", "postPatch", "prePatch"})
 _MESSAGE = "`cuda_nvcc`'s setup hook already sets `CUDAToolkit_ROOT` for CMake: remove this setting"
 
@@ -139,10 +136,8 @@ def _names_only_nvcc(node: Node, ctx: Context) -> bool:
 
 
 def _hook_sets_root(ctx: Context) -> bool:
-    date = targets.target_date(ctx.settings.nixpkgs)
-    if date is None:
-        return True
-    return date >= _dt.date.fromisoformat(targets.releases()[_HOOK_RELEASE]) and not _NVCC_MISSING[0] <= date < _NVCC_MISSING[1]
+    nvcc_missing = ctx.target.includes(_NVCC_MISSING[0]) and not ctx.target.includes(_NVCC_MISSING[1])
+    return ctx.target.includes(ctx.reference.release_branch_offs[_HOOK_RELEASE]) and not nvcc_missing
 
 
 def _root_flags(value: Node) -> list[Node]:
