@@ -13,23 +13,36 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-
-from pathspec import GitIgnoreSpec
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+from typing import TYPE_CHECKING
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 NIX_SUFFIX = ".nix"
 NIX_STORE = "/nix/store/"
 
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
 # --------------------------------------------------------------------------------------------
 # .gitignore-style patterns
+
+
+@functools.cache
+def _pathspec():
+    """pathspec's gitignore classes, imported on the first pattern: the import costs ~50 ms
+    (it pulls in asyncio), which a run without ignore files or excludes should not pay."""
+    from pathspec import GitIgnoreSpec
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    return GitIgnoreSpec, GitIgnoreSpecPattern
 
 
 @dataclass(frozen=True)
@@ -46,7 +59,7 @@ class GlobPattern:
         """None for blank lines and comments."""
         line = line.rstrip("\n").rstrip("\r")
         try:
-            pattern = GitIgnoreSpecPattern(line)
+            pattern = _pathspec()[1](line)
         except ValueError:  # git skips a line that is no pattern (`!` alone)
             return None
         if pattern.include is None:
@@ -75,7 +88,7 @@ class IgnoreFile:
     spec: GitIgnoreSpec = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.spec = GitIgnoreSpec([p.pattern for p in self.patterns])
+        self.spec = _pathspec()[0]([p.pattern for p in self.patterns])
 
     @classmethod
     def from_lines(cls, base: str, lines: Iterable[str]) -> IgnoreFile:
