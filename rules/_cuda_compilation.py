@@ -75,12 +75,8 @@ def compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alon
             return False
     python = last_name(function) in PYTHON_BUILDERS or unparen(function).type == "apply_expression"
     for node in reachable(attrset, ctx):
-        if node.type == "string_fragment" and _COMPILES_CUDA.search(text(node)):
+        if spells(node, _COMPILES_CUDA):
             return True
-        if node.type == "binding":
-            names = attrpath_names(node.child_by_field_name("attrpath"))
-            if any(n is not None and _COMPILES_CUDA.search(n) for n in names):
-                return True
         if node.type == "select_expression" and _selects_arch_flags(node):
             return True  # `cudaPackages.flags.cmakeCudaArchitecturesString`: architectures to compile for
         if torch_alone and python and node.type in ("variable_expression", "select_expression") and last_name(node) in TORCH:
@@ -105,6 +101,16 @@ def _selects_cuda_backend(apply: Node) -> bool:
         return False
     name, value = string_literal(arguments[-2]), string_literal(arguments[-1])
     return name is not None and value is not None and value.lower() == "cuda" and bool(re.search(r"API|BACKEND|GPU", name))
+
+
+def spells(node: Node, pattern: re.Pattern[str]) -> bool:
+    """`node` is a string fragment, or a binding whose attribute name, `pattern` finds: a
+    setting written in a flag string (`-DCMAKE_CUDA_ARCHITECTURES=...`) or as an attribute."""
+    if node.type == "string_fragment":
+        return pattern.search(text(node)) is not None
+    if node.type == "binding":
+        return any(n is not None and pattern.search(n) for n in attrpath_names(node.child_by_field_name("attrpath")))
+    return False
 
 
 def reachable(attrset: Node, ctx: Context):

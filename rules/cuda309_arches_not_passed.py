@@ -111,6 +111,7 @@ from cudalint.rules._cuda_compilation import (
     package_build,
     reachable,
     repackages,
+    spells,
 )
 
 RULE = Rule(
@@ -160,12 +161,8 @@ def check(apply: Node, ctx: Context) -> None:
 
 def _passes_arches(attrset: Node, ctx: Context) -> bool:
     for node in reachable(attrset, ctx):
-        if node.type == "string_fragment" and _ARCHES.search(text(node)):
+        if spells(node, _ARCHES):
             return True
-        if node.type == "binding":
-            names = attrpath_names(node.child_by_field_name("attrpath"))
-            if any(n is not None and _ARCHES.search(n) for n in names):
-                return True
         if node.type == "select_expression":
             names = attrpath_names(node.child_by_field_name("attrpath"))
             base = last_name(node.child_by_field_name("expression"))
