@@ -125,6 +125,7 @@ RULE = Rule(
     summary="Monolithic runfile `cudatoolkit` instead of the split CUDA redistributables",
     node_types=("variable_expression", "inherited_attrs", "binding"),
     patterns=(b"cudatoolkit",),
+    attrpath_patterns=(b"cudatoolkit",),  # (its binding check: a redefined toolkit)
 )
 
 METADATA = frozenset({"version", "name", "pname", "majorVersion", "majorMinorVersion", "meta", "passthru", "src"})

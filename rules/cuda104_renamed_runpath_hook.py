@@ -72,6 +72,8 @@ from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import ATTRSET_TYPES, STRING_TYPES, attrpath_names, bindings_of, descendants, identifier_name, last_name, node_key, text, unparen
 from cudalint.rules._runpath_hooks import MOVED_TO_TOPLEVEL, RENAMED, formals_isolation, hook_reference
 
+OLD_FLAG, NEW_FLAG = "dontUseAutoAddOpenGLRunpath", "dontUseAutoAddDriverRunpath"
+
 RULE = Rule(
     code="CUDA104",
     name="renamed-runpath-hook",
@@ -81,9 +83,9 @@ RULE = Rule(
     summary="Old name of a driver-runpath hook (`addOpenGLRunpath`, `autoAddOpenGLRunpathHook`, ...)",
     node_types=("formal", "inherited_attrs", "variable_expression", "select_expression", "binding", *sorted(STRING_TYPES)),
     patterns=(b"OpenGLRunpath", b"CudaCompatRunpathHook"),
+    attrpath_patterns=(OLD_FLAG.encode(),),
 )
 
-OLD_FLAG, NEW_FLAG = "dontUseAutoAddOpenGLRunpath", "dontUseAutoAddDriverRunpath"
 ALL_RENAMES = {**RENAMED, OLD_FLAG: NEW_FLAG}
 NEW_NAMES_SINCE = "2024-05-22"  # 24.05: the first release with all the new names
 _SHELL_OLD = re.compile(rb"(?<![\w./@-])(addOpenGLRunpath|autoAddOpenGLRunpathHook|autoAddCudaCompatRunpathHook|dontUseAutoAddOpenGLRunpath)(?!\w)")

@@ -71,6 +71,7 @@ RULE = Rule(
     summary="`autoAddCudaCompatRunpath` listed before `autoAddDriverRunpath`",
     node_types=("binding",),
     patterns=(b"autoAddCudaCompatRunpath",),
+    attrpath_patterns=(b"nativeBuildInputs",),
 )
 
 

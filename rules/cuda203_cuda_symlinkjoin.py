@@ -80,6 +80,7 @@ RULE = Rule(
     summary="`symlinkJoin`/`buildEnv` over CUDA packages",
     node_types=("binding", "inherit"),
     patterns=(b"symlinkJoin", b"buildEnv"),
+    attrpath_patterns=(b"paths",),
 )
 
 _MAX_DEPTH = 4

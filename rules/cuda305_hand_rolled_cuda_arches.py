@@ -89,6 +89,8 @@ from cudalint.nix.syntax import (
     unparen,
 )
 
+_ARCH_VARIABLES = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS", "TORCH_CUDA_ARCH_LIST", "CUDA_ARCH_BIN", "CUDA_ARCH_PTX"})
+
 RULE = Rule(
     code="CUDA305",
     name="hand-rolled-cuda-arches",
@@ -98,6 +100,7 @@ RULE = Rule(
     summary="Hand-written CUDA architecture list instead of the user's `config.cudaCapabilities`",
     node_types=("string_expression", "indented_string_expression", "binding", "apply_expression", "formal"),
     patterns=(b"CUDA_ARCHITECTURES", b"CUDAARCHS", b"CUDA_ARCH_LIST", b"CUDA_ARCH_BIN", b"CUDA_ARCH_PTX", b"compute_", b"sm_", b"apabilities"),
+    attrpath_patterns=tuple(name.encode() for name in _ARCH_VARIABLES),
 )
 
 _MASK = 0x01
@@ -137,7 +140,6 @@ _EDITING_LINE = re.compile(rb"\bsed\b|\bperl\b")
 _REPLACE = re.compile(rb"--replace(?:-fail|-warn|-quiet)?[ \t]+(\"[^\"]*\"|'[^']*'|\S+)[ \t]+(\"[^\"]*\"|'[^']*'|\S+)")
 _NOT_CODE = frozenset({"meta", "description", "longDescription"})
 
-_ARCH_VARIABLES = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS", "TORCH_CUDA_ARCH_LIST", "CUDA_ARCH_BIN", "CUDA_ARCH_PTX"})
 _CMAKE_SETTERS = frozenset({"cmakeFeature", "cmakeOptionType"})
 
 # Functions the architecture list flows through on its way into a string.

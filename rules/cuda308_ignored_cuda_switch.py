@@ -86,6 +86,7 @@ pkgs.python3Packages.torch.override { cudaSupport = true; }
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from tree_sitter import Node
@@ -107,6 +108,9 @@ from cudalint.nix.syntax import (
     unparen,
 )
 
+# "cuda" in any letter case: the binding check lowercases the attribute path.
+CUDA_ANY_CASE = tuple(bytes(letters) for letters in itertools.product(*((c, c - 32) for c in b"cuda")))
+
 RULE = Rule(
     code="CUDA308",
     name="ignored-cuda-switch",
@@ -116,6 +120,7 @@ RULE = Rule(
     summary="CUDA switch set where nothing reads it (outside `config`, misspelt, in `overrideAttrs`) or ignored by the package (`config.cudaSupport` beside its argument)",
     node_types=("binding", "apply_expression", "select_expression"),
     patterns=(b"cuda", b"Cuda", b"CUDA"),
+    attrpath_patterns=CUDA_ANY_CASE,
 )
 
 # nixpkgs' CUDA options (pkgs/top-level/config.nix).

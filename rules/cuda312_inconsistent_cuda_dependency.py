@@ -92,6 +92,9 @@ from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Sever
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, bindings_of, dotted_name, identifier_name, last_name, text, unparen
 
+# The environment variable torch extensions read their architectures from.
+_ARCH_LIST = "TORCH_CUDA_ARCH_LIST"
+
 RULE = Rule(
     code="CUDA312",
     name="inconsistent-cuda-dependency",
@@ -101,6 +104,7 @@ RULE = Rule(
     summary="CUDA packages, switch or architectures not taken from the CUDA-enabled dependency (`torch.cudaPackages`)",
     node_types=("formal", "binding"),
     patterns=(b"torch", b"opencv", b"faiss", b"onnxruntime"),
+    attrpath_patterns=(_ARCH_LIST.encode(),),
 )
 
 # Dependencies whose passthru carries the CUDA package set they were built with (torch: also
@@ -111,7 +115,6 @@ OPENCV = ("opencv4", "opencv")
 # Inputs that only serve tests or optional features: taking the dependency there builds nothing against it.
 _TEST_INPUTS = frozenset({"nativeCheckInputs", "checkInputs", "installCheckInputs", "nativeInstallCheckInputs", "optional-dependencies"})
 # Selections of the dependency that are about its CUDA build.
-_ARCH_LIST = "TORCH_CUDA_ARCH_LIST"
 _ARCH_NAMES = frozenset({"cudaCapabilities", "cmakeCudaArchitecturesString", "cudaArchList", "realArches", "arches"})
 
 

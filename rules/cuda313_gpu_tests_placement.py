@@ -138,6 +138,7 @@ RULE = Rule(
     summary="Tests that need a GPU in the package's own build instead of `passthru.tests` (`gpuCheck`)",
     node_types=("binding",),
     patterns=(b"cuda", b"Cuda", b"CUDA"),  # the feature name, the switch or nvcc: no finding without one
+    attrpath_patterns=(b"doCheck", b"doInstallCheck", b"requiredSystemFeatures"),
 )
 
 # PR #472663 (2025-12): the CUDA team's jobset collects `passthru.tests.<name>.gpuCheck`.

@@ -87,6 +87,7 @@ RULE = Rule(
     summary="`autoPatchelfIgnoreMissingDeps` ignores every missing library next to CUDA: list the driver's",
     node_types=("binding",),
     patterns=(b"autoPatchelfIgnoreMissingDeps",),
+    attrpath_patterns=(b"autoPatchelfIgnoreMissingDeps",),
 )
 
 # The list form works from PR #168584 on.

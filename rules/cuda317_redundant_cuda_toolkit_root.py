@@ -81,6 +81,10 @@ from cudalint.nix.places import DERIVATION_BUILDERS
 from cudalint.nix.syntax import STRING_TYPES, attrpath_names, binding_value, descendants, flatten_apply, last_name, string_literal, text, unparen
 from cudalint.rules._cuda_compilation import nvcc_sources
 
+VARIABLE = "CUDAToolkit_ROOT"
+
+_PHASES = frozenset({"preConfigure", "configurePhase", "postConfigure", "preBuild", "shellHook", "postPatch", "prePatch"})
+
 RULE = Rule(
     code="CUDA317",
     name="redundant-cuda-toolkit-root",
@@ -90,15 +94,14 @@ RULE = Rule(
     summary="`CUDAToolkit_ROOT` set by hand where `cuda_nvcc`'s setup hook already sets it",
     node_types=("binding",),
     patterns=(b"CUDAToolkit_ROOT",),
+    attrpath_patterns=(b"cmakeFlags", VARIABLE.encode(), *(phase.encode() for phase in _PHASES)),
 )
 
-VARIABLE = "CUDAToolkit_ROOT"
 # The hook's first release: PR #233581 (2023-07) is in 23.11.
 _HOOK_RELEASE = "23.11"
 # CMake 4.3.4 (PR #529977, failing builds reported 2026-07-22 in issue #544701) until PR #545542
 # (cited as merged by the review of 2026-08-06): the hook's root lacked nvcc.
 _NVCC_MISSING = ("2026-07-01", "2026-08-06")
-_PHASES = frozenset({"preConfigure", "configurePhase", "postConfigure", "preBuild", "shellHook", "postPatch", "prePatch"})
 _MESSAGE = "`cuda_nvcc`'s setup hook already sets `CUDAToolkit_ROOT` for CMake: remove this setting"
 
 

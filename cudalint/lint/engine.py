@@ -15,7 +15,7 @@ from tree_sitter import Node, Tree
 
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix, Severity
-from cudalint.lint.registry import all_rules, known_codes
+from cudalint.lint.registry import all_rules, known_codes, rule_by_code
 from cudalint.lint.rule import Rule
 from cudalint.lint.settings import LintSettings
 from cudalint.lint.suppressions import Suppression, find_suppressions, is_valid_code
@@ -220,14 +220,67 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
         notes.append(_out_of_time(walked.root, context))
         return
     dispatch = walked.dispatch
+    select = _binding_selector(dispatch.get("binding", ()))
+    data = source.data
     for count, node in enumerate(walked.dispatched):
         if count % _CLOCK_INTERVAL == 0 and count and time.monotonic() > deadline:
             notes.append(_out_of_time(node, context))
             break
-        _apply(node, dispatch[node.type], context, failed, internal_errors)
+        kind = node.type
+        if kind == "binding" and select is not None:
+            rules = select.rules_for(node, data)
+            if rules:
+                _apply(node, rules, context, failed, internal_errors)
+        else:
+            _apply(node, dispatch[kind], context, failed, internal_errors)
     context.node = None
     if walked.too_deep is not None:
         notes.append(_too_deep(walked.too_deep, source))
+
+
+class _BindingSelector:
+    """Which rules a binding goes to: those without `attrpath_patterns`, and those whose patterns
+    its attribute path's text holds. A file that mentions CUDA hands every binding to the
+    dispatch; most have names no rule looks at, and one matcher pass here replaces a call of
+    each rule that would have looked and returned."""
+
+    def __init__(self, rules: tuple[Rule, ...]) -> None:
+        owners: dict[bytes, set[str]] = {}
+        for rule in rules:
+            for pattern in rule.attrpath_patterns:
+                owners.setdefault(pattern, set()).add(rule.code)
+        patterns = sorted(owners)
+        self._matcher = BytesAhoCorasick(patterns)
+        self._owners = tuple(frozenset(owners[p]) for p in patterns)
+        self._rules = rules
+        self._unfiltered = tuple(r for r in rules if not r.attrpath_patterns)
+        self._chosen: dict[frozenset[int], tuple[Rule, ...]] = {}
+
+    def rules_for(self, binding: Node, data: bytes) -> tuple[Rule, ...]:
+        attrpath = binding.child_by_field_name("attrpath")
+        if attrpath is None:
+            return self._unfiltered
+        found = self._matcher.find_matches_as_indexes(data[attrpath.start_byte : attrpath.end_byte], overlapping=True)
+        if not found:
+            return self._unfiltered
+        key = frozenset(index for index, _, _ in found)
+        chosen = self._chosen.get(key)
+        if chosen is None:
+            codes = frozenset().union(*(self._owners[index] for index in key))
+            chosen = self._chosen[key] = tuple(r for r in self._rules if not r.attrpath_patterns or r.code in codes)
+        return chosen
+
+
+@lru_cache(maxsize=256)
+def _selector_for(codes: tuple[str, ...]) -> _BindingSelector:
+    return _BindingSelector(tuple(rule_by_code(code) for code in codes))
+
+
+def _binding_selector(rules: tuple[Rule, ...]) -> _BindingSelector | None:
+    """None when no binding rule filters by attribute path (every binding goes to all)."""
+    if not any(r.attrpath_patterns for r in rules):
+        return None
+    return _selector_for(tuple(r.code for r in rules))
 
 
 def _out_of_time(node: Node, context: Context) -> str:

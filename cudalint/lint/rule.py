@@ -30,7 +30,9 @@ class Rule:
     """A rule's declarative metadata; its module docstring is its documentation.
 
     `node_types` dispatch the check during the single tree walk; `patterns` are byte strings of
-    which at least one must occur in a file for the rule to possibly fire (a cheap prefilter).
+    which at least one must occur in a file for the rule to possibly fire (a cheap prefilter);
+    `attrpath_patterns` do the same per `binding`: the engine hands a binding to the check only
+    when its attribute path's text holds one of them (empty: every binding).
     `fix` is the riskiest applicability any fix of the rule may have (alternatives included) and
     `availability` whether its findings have fixes at all; tests/test_rule_fixtures.py holds
     every rule to both over the fixtures and the docs' examples.
@@ -44,6 +46,7 @@ class Rule:
     summary: str
     node_types: tuple[str, ...] = ()
     patterns: tuple[bytes, ...] = ()
+    attrpath_patterns: tuple[bytes, ...] = ()
     docs: str = ""
     check: Check | None = field(default=None, repr=False)
 
