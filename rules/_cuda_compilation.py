@@ -10,6 +10,8 @@ CUDA310).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from tree_sitter import Node
 
@@ -25,6 +27,7 @@ from cudalint.nix.syntax import (
     descendants,
     flatten_apply,
     last_name,
+    node_key,
     outermost_apply,
     string_literal,
     text,
@@ -37,6 +40,7 @@ NVCC_INPUTS = catalog.NATIVE_INPUTS | catalog.HOST_INPUTS | {"depsBuildBuild", "
 # Outputs of the runfile toolkit or cuda_nvcc that carry the compiler.
 NVCC_OUTPUTS = frozenset({"out", "bin", "dev"})
 _MAX_DEPTH = 4
+T = TypeVar("T")
 # What `cudaPackages.flags` formats the user's capabilities into.
 ARCH_FORMATS = frozenset({"cmakeCudaArchitecturesString", "gencodeString", "gencode", "cudaCapabilities", "arches", "realArches", "virtualArches"})
 # Signs that device code is compiled here, in strings and attribute names: CMake's CUDA language,
@@ -66,6 +70,10 @@ def compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alon
     `cudaPackages.flags`, or a torch extension (with `torch_alone`, any torch among a Python
     package's attributes: with nvcc there, it builds one). A package that only links CUDA
     libraries, and a repackaged binary, compile nothing with nvcc."""
+    return _memoised("compiles", attrset, ctx, lambda: _compiles_device_code(attrset, function, ctx, torch_alone), node_key(function), torch_alone)
+
+
+def _compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alone: bool) -> bool:
     for binding in bindings_of(attrset):
         if binding.type != "binding":
             continue
@@ -113,22 +121,48 @@ def spells(node: Node, pattern: re.Pattern[str]) -> bool:
     return False
 
 
-def reachable(attrset: Node, ctx: Context):
-    """The attrset's nodes, and those of the let-bound values its variables name (cmakeFlags
-    kept in a `let`)."""
+# The node types the questions here look at in what a derivation reaches.
+_REACHED_TYPES = frozenset({"string_fragment", "binding", "select_expression", "variable_expression", "apply_expression"})
+
+
+def reachable(attrset: Node, ctx: Context) -> tuple[Node, ...]:
+    """The attrset's strings, bindings, variables, selections and calls, in text order, and those
+    of the let-bound values its variables name (cmakeFlags kept in a `let`). Computed once per
+    node and file: CUDA302, CUDA309 and CUDA310 each ask several questions of the same call."""
+    memo = ctx.semantic.memo(__name__)
+    key = ("reachable", node_key(attrset))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = tuple(_reach(attrset, ctx))
+    return found
+
+
+def _reach(attrset: Node, ctx: Context) -> Iterator[Node]:
     seen: set[tuple[int, int]] = set()
     stack = [(attrset, 0)]
     while stack:
         root, depth = stack.pop()
         for node in descendants(root):
+            kind = node.type
+            if kind not in _REACHED_TYPES:
+                continue
             yield node
-            if node.type == "variable_expression" and depth < _MAX_DEPTH:
+            if kind == "variable_expression" and depth < _MAX_DEPTH:
                 binding = ctx.semantic.resolve(node)
                 if binding.kind in {"let", "rec"} and binding.value is not None and binding.node is not None:
                     key = (binding.node.start_byte, binding.node.end_byte)
                     if key not in seen and not contains(binding.value, attrset):
                         seen.add(key)
                         stack.append((binding.value, depth + 1))
+
+
+def _memoised(name: str, attrset: Node, ctx: Context, compute: Callable[[], T], *extra: object) -> T:
+    """One answer per derivation and file for a question several rules ask of the same call."""
+    memo = ctx.semantic.memo(__name__)
+    key = (name, node_key(attrset), *extra)
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def derivation_attrset(argument: Node) -> Node | None:
@@ -141,8 +175,12 @@ def derivation_attrset(argument: Node) -> Node | None:
 # ----- where nvcc comes from ---------------------------------------------------------------------
 
 
-def nvcc_sources(attrset: Node, ctx: Context) -> list[tuple[str, Node]]:
+def nvcc_sources(attrset: Node, ctx: Context) -> tuple[tuple[str, Node], ...]:
     """(`runfile` | `join` | `redist`, node) for each nvcc the derivation's inputs bring."""
+    return _memoised("nvcc_sources", attrset, ctx, lambda: _nvcc_sources(attrset, ctx))
+
+
+def _nvcc_sources(attrset: Node, ctx: Context) -> tuple[tuple[str, Node], ...]:
     found: list[tuple[str, Node]] = []
     seen: set[tuple[int, int]] = set()
     for binding in bindings_of(attrset):
@@ -151,7 +189,7 @@ def nvcc_sources(attrset: Node, ctx: Context) -> list[tuple[str, Node]]:
         names = attrpath_names(binding.child_by_field_name("attrpath"))
         if len(names) == 1 and names[0] in NVCC_INPUTS:
             _collect(binding_value(binding), ctx, 0, found, seen)
-    return found
+    return tuple(found)
 
 
 def _collect(node: Node | None, ctx: Context, depth: int, found: list[tuple[str, Node]], seen: set[tuple[int, int]]) -> None:
@@ -258,6 +296,10 @@ def repackages(attrset: Node, ctx: Context) -> bool:
     """The derivation ships binaries built elsewhere: `dontBuild = true`, a wheel
     (`format = "wheel"`, also in `fetchPypi`), or `autoPatchelfHook` fixing prebuilt files
     (a `.deb`/`.run`/`.whl`/`.so` source, or no build system among the native inputs)."""
+    return _memoised("repackages", attrset, ctx, lambda: _repackages(attrset, ctx))
+
+
+def _repackages(attrset: Node, ctx: Context) -> bool:
     patches_elf = False
     for node in reachable(attrset, ctx):
         if node.type == "binding":
