@@ -135,6 +135,7 @@ class ReferenceSet:
         )
         self.releases = tuple(sorted(data["releases"], key=_release_key))
         self.members: dict = data["members"]
+        self._lookups: dict[tuple[str, Target], PackageInfo | None] = {}
         self.deprecations = {
             name: Deprecation(
                 name=name,
@@ -211,6 +212,12 @@ class ReferenceSet:
     def lookup(self, name: str, target: Target) -> PackageInfo | None:
         if not self.is_known(name):
             return None
+        key = (name, target)  # (known names only: the memo stays as small as the set)
+        if key not in self._lookups:  # several rules ask of each reference
+            self._lookups[key] = self._lookup(name, target)
+        return self._lookups[key]
+
+    def _lookup(self, name: str, target: Target) -> PackageInfo:
         facts = tuple(f for f in (self._facts(name, r, target.era) for r in target.releases) if f is not None)
         if name in self.members:
             member = self.members[name]

@@ -31,6 +31,7 @@ class Context:
     # The node the engine handed to the rule, per finding: what an incremental re-lint re-checks.
     node: Node | None = None
     origins: dict[int, tuple[int, int]] = field(default_factory=dict)
+    _target: Target | None = field(default=None, init=False, repr=False)
 
     def report(
         self,
@@ -70,6 +71,10 @@ class Context:
 
     @property
     def target(self) -> Target:
-        from cudalint.knowledge.reference import target
+        # asked per node by the era-aware rules: looked up once per file
+        found = self._target
+        if found is None:
+            from cudalint.knowledge.reference import target
 
-        return target(self.settings.nixpkgs, self.settings.cuda)
+            found = self._target = target(self.settings.nixpkgs, self.settings.cuda)
+        return found
