@@ -85,6 +85,7 @@ RULE = Rule(
     availability=FixAvailability.SOMETIMES,
     summary="Output that the CUDA package does not have on the target nixpkgs and CUDA releases",
     node_types=("variable_expression",),
+    cuda_references_only=True,
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s
 )
 

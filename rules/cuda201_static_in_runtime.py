@@ -82,6 +82,7 @@ RULE = Rule(
     availability=FixAvailability.SOMETIMES,
     summary="Static CUDA libraries in propagated inputs, joins, wrappers or library paths",
     node_types=("variable_expression",),
+    cuda_references_only=True,
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s
 )
 

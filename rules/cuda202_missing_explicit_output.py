@@ -118,6 +118,7 @@ RULE = Rule(
     availability=FixAvailability.SOMETIMES,
     summary="CUDA package without an explicit output where the target era drags or misses outputs",
     node_types=("variable_expression",),
+    cuda_references_only=True,
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s
 )
 

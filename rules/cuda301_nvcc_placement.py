@@ -80,6 +80,7 @@ RULE = Rule(
     availability=FixAvailability.SOMETIMES,
     summary="`cuda_nvcc` in `buildInputs` instead of `nativeBuildInputs`",
     node_types=("variable_expression",),
+    cuda_references_only=True,
     patterns=(b"cuda_nvcc",),
 )
 

@@ -77,6 +77,7 @@ RULE = Rule(
     availability=FixAvailability.SOMETIMES,
     summary="CUDA library or headers in `nativeBuildInputs` instead of `buildInputs`",
     node_types=("variable_expression",),
+    cuda_references_only=True,
     patterns=catalog.CUDA_REFERENCE_PATTERNS,  # it judges `cuda_ref`s
 )
 

@@ -101,6 +101,7 @@ RULE = Rule(
     availability=FixAvailability.NEVER,
     summary="CUDA package that some judged CUDA release lacks, used without a guard on the release",
     node_types=("variable_expression",),
+    cuda_references_only=True,
     patterns=catalog.CUDA_REFERENCE_PATTERNS,
 )
 

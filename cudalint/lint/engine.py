@@ -19,7 +19,7 @@ from cudalint.lint.registry import all_rules, known_codes, rule_by_code
 from cudalint.lint.rule import Rule
 from cudalint.lint.settings import LintSettings
 from cudalint.lint.suppressions import Suppression, find_suppressions, is_valid_code
-from cudalint.nix.parsing import parse, syntax_problems
+from cudalint.nix.parsing import language, parse, syntax_problems
 from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import descendants
@@ -176,6 +176,13 @@ _DEFINITION_TYPES = frozenset({"function_expression", "formals", "binding_set"})
 _SCOPE_TYPES = frozenset({"let_expression", "rec_attrset_expression"})
 
 
+@lru_cache(maxsize=1024)
+def _kind_ids(types: frozenset[str]) -> frozenset[int]:
+    """The grammar's ids of the node kinds named `types`."""
+    grammar = language()
+    return frozenset(kind for kind in range(grammar.node_kind_count) if grammar.node_kind_for_id(kind) in types)
+
+
 def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> _Walked:
     """One TreeCursor walk (no recursion, no generator, no call per node) serving the rules and
     the duplicate-definition check. Measured on the benchmark's parsed files, this is faster
@@ -187,17 +194,17 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int) -> 
     too_deep = None
     cursor = root.walk()
     depth = 0
-    get = dispatch.get
+    # (node kinds as grammar ids: reading `type` builds a string per node)
+    wanted, definition_kinds, scope_kinds = _kind_ids(frozenset(dispatch)), _kind_ids(_DEFINITION_TYPES), _kind_ids(_SCOPE_TYPES)
     while True:
         node = cursor.node
         assert node is not None  # a cursor always stands on a node
-        kind = node.type
-        rules = get(kind)
-        if rules is not None and depth <= max_depth:
+        kind = node.kind_id
+        if kind in wanted and depth <= max_depth:
             dispatched.append(node)
-        if kind in _DEFINITION_TYPES:
+        if kind in definition_kinds:
             definitions.append(node)
-        elif kind in _SCOPE_TYPES:
+        elif kind in scope_kinds:
             scopes.append(node)
         if cursor.goto_first_child():
             if depth == max_depth and too_deep is None:
@@ -221,21 +228,31 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
         return
     dispatch = walked.dispatch
     select = _binding_selector(dispatch.get("binding", ()))
+    # the variable rules, and those of them that look at any variable, not only CUDA references
+    variables = dispatch.get("variable_expression", ())
+    gated_variables = (variables, tuple(r for r in variables if not r.cuda_references_only))
     data = source.data
     for count, node in enumerate(walked.dispatched):
         if count % _CLOCK_INTERVAL == 0 and count and time.monotonic() > deadline:
             notes.append(_out_of_time(node, context))
             break
         kind = node.type
+        rules = dispatch[kind]
         if kind == "binding" and select is not None:
             rules = select.rules_for(node, data)
-            if rules:
-                _apply(node, rules, context, failed, internal_errors)
-        else:
-            _apply(node, dispatch[kind], context, failed, internal_errors)
+        elif kind == "variable_expression" and rules is gated_variables[0]:
+            semantic = context.semantic
+            if semantic.cuda_ref(semantic.reference_root(node)) is None:
+                rules = gated_variables[1]
+        if rules:
+            _apply(node, rules, context, failed, internal_errors)
     context.node = None
     if walked.too_deep is not None:
         notes.append(_too_deep(walked.too_deep, source))
+
+
+# Attribute paths whose rules a selector remembers (a bound for editors that stay open for days).
+_SPELLINGS_KEPT = 4096
 
 
 class _BindingSelector:
@@ -254,21 +271,26 @@ class _BindingSelector:
         self._owners = tuple(frozenset(owners[p]) for p in patterns)
         self._rules = rules
         self._unfiltered = tuple(r for r in rules if not r.attrpath_patterns)
-        self._chosen: dict[frozenset[int], tuple[Rule, ...]] = {}
+        self._by_text: dict[bytes, tuple[Rule, ...]] = {}
 
     def rules_for(self, binding: Node, data: bytes) -> tuple[Rule, ...]:
         attrpath = binding.child_by_field_name("attrpath")
         if attrpath is None:
             return self._unfiltered
-        found = self._matcher.find_matches_as_indexes(data[attrpath.start_byte : attrpath.end_byte], overlapping=True)
+        spelled = data[attrpath.start_byte : attrpath.end_byte]
+        chosen = self._by_text.get(spelled)  # (a few names, `src`, `buildInputs`, make most bindings)
+        if chosen is None:
+            if len(self._by_text) >= _SPELLINGS_KEPT:
+                self._by_text.clear()
+            chosen = self._by_text[spelled] = self._choose(spelled)
+        return chosen
+
+    def _choose(self, spelled: bytes) -> tuple[Rule, ...]:
+        found = frozenset(index for index, _, _ in self._matcher.find_matches_as_indexes(spelled, overlapping=True))
         if not found:
             return self._unfiltered
-        key = frozenset(index for index, _, _ in found)
-        chosen = self._chosen.get(key)
-        if chosen is None:
-            codes = frozenset().union(*(self._owners[index] for index in key))
-            chosen = self._chosen[key] = tuple(r for r in self._rules if not r.attrpath_patterns or r.code in codes)
-        return chosen
+        codes = frozenset().union(*(self._owners[index] for index in found))
+        return tuple(r for r in self._rules if not r.attrpath_patterns or r.code in codes)
 
 
 @lru_cache(maxsize=256)

@@ -32,7 +32,10 @@ class Rule:
     `node_types` dispatch the check during the single tree walk; `patterns` are byte strings of
     which at least one must occur in a file for the rule to possibly fire (a cheap prefilter);
     `attrpath_patterns` do the same per `binding`: the engine hands a binding to the check only
-    when its attribute path's text holds one of them (empty: every binding).
+    when its attribute path's text holds one of them (empty: every binding);
+    `cuda_references_only` does the same per `variable_expression`: the check is run only on a
+    variable that starts a reference to a CUDA package (`semantic.cuda_ref` of its
+    `reference_root`), which the engine asks once for all such rules.
     `fix` is the riskiest applicability any fix of the rule may have (alternatives included) and
     `availability` whether its findings have fixes at all; tests/test_rule_fixtures.py holds
     every rule to both over the fixtures and the docs' examples.
@@ -47,6 +50,7 @@ class Rule:
     node_types: tuple[str, ...] = ()
     patterns: tuple[bytes, ...] = ()
     attrpath_patterns: tuple[bytes, ...] = ()
+    cuda_references_only: bool = False
     docs: str = ""
     check: Check | None = field(default=None, repr=False)
 
