@@ -67,6 +67,36 @@ def test_whitespace_inside_each_attribute_changes_nothing_but_positions(path):
         assert fixes(fast) <= fixes(full), f"space after the `=` at byte {node.end_byte}"
 
 
+@pytest.mark.parametrize("path", FIXTURES[::7], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_chain_of_fast_results_stays_equal_to_full_lints(path):
+    """Each keystroke's `relint` starts from the previous one's result (and the extents of its
+    findings, which it carries instead of recomputing): typing and deleting spaces in one
+    attribute after another, every step must still equal a full lint."""
+    source = SourceFile(path.name, path.read_text(encoding="utf-8"))
+    previous = lint(source, SETTINGS)
+    assert previous.tree is not None
+    steps = 0
+    for index in range(8):
+        equals = [n for n in descendants(previous.tree.root_node) if n.type == "="]
+        if not equals:
+            break
+        node = equals[(index * 5) % len(equals)]
+        if index % 2 == 0:
+            new_source, tree = edited(source, node.end_byte, node.end_byte, " ")
+            fast = relint(previous, new_source, tree, node.end_byte, node.end_byte, node.end_byte + 1, SETTINGS)
+        elif source.data[node.end_byte : node.end_byte + 1] == b" ":
+            new_source, tree = edited(source, node.end_byte, node.end_byte + 1, "")
+            fast = relint(previous, new_source, tree, node.end_byte, node.end_byte + 1, node.end_byte, SETTINGS)
+        else:
+            continue
+        assert fast is not None
+        full = lint(new_source, SETTINGS)
+        assert findings(fast) == findings(full), f"step {index}: at byte {node.end_byte}"
+        assert fixes(fast) <= fixes(full), f"step {index}: at byte {node.end_byte}"
+        source, previous, steps = new_source, fast, steps + 1
+    assert steps >= 2
+
+
 def test_an_edit_inside_an_input_list_is_rechecked_there():
     text = '{ stdenv, cudaPackages }:\nstdenv.mkDerivation {\n  pname = "x";\n  buildInputs = [ cudaPackages.cuda_nvcc ];\n  env.P = "/run/opengl-driver/lib";\n}\n'
     source = SourceFile("x.nix", text)

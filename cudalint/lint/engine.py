@@ -56,6 +56,32 @@ class LintResult:
             yield diagnostic, (None if start < 0 else (start, end))
 
     provisional: bool = False  # from `relint`: exact unless the edit changed facts elsewhere
+    # Extents a `relint` already knows (by `id` of the finding), so `extents` need not recompute them.
+    known_extents: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
+    _extents: array | None = field(default=None, repr=False)
+
+    def extents(self) -> array:
+        """Per unsuppressed finding, the span covering it and every edit of its fixes (start, end
+        pairs in the same order): what an edit must touch to concern the finding. Computed on
+        the first `relint` (the fast path asks it of every finding at each keystroke)."""
+        if self._extents is None:
+            known = self.known_extents
+            spans = array("q")
+            for d in self.unsuppressed:
+                extent = known.get(id(d))
+                spans.extend(extent if extent is not None else _extent(d))
+            self._extents = spans
+            self.known_extents = {}
+        return self._extents
+
+
+def _extent(d: Diagnostic) -> tuple[int, int]:
+    low, high = d.start, d.end
+    for fix in d.fixes:
+        for edit in fix.edits:
+            low = min(low, edit.start)
+            high = max(high, edit.end)
+    return low, high
 
 
 @lru_cache(maxsize=1024)
@@ -415,25 +441,39 @@ def relint(previous: LintResult, source: SourceFile, tree: Tree, start: int, old
         return offset + delta if offset >= old_end else offset
 
     unit_start, unit_end = old_unit
+    unsuppressed, spans, extents = previous.unsuppressed, previous.origin_spans, previous.extents()
+
+    def touches_unit(d: Diagnostic, index: int) -> bool:
+        """Whether the finding or an edit of its fixes overlaps the unit."""
+        low, high = extents[2 * index], extents[2 * index + 1]
+        if high <= unit_start or low >= unit_end:
+            return False  # (most findings: the test below asks every edit)
+        return not (d.end <= unit_start or d.start >= unit_end) or any(not (e.end <= unit_start or e.start >= unit_end) for f in d.fixes for e in f.edits)
+
     # Checks of other nodes (a builder call around the unit, a `let` binding whose uses are in
     # it) that reported into the unit are run again at those nodes; their old findings go.
-    rerun = {
-        origin
-        for d, origin in previous.origins()
-        if origin is not None
-        and not (unit_start <= origin[0] and origin[1] <= unit_end)
-        and (not (d.end <= unit_start or d.start >= unit_end) or any(not (e.end <= unit_start or e.start >= unit_end) for f in d.fixes for e in f.edits))
-    }
+    rerun = set()
+    for index, d in enumerate(unsuppressed):
+        origin_start, origin_end = spans[2 * index], spans[2 * index + 1]
+        if origin_start >= 0 and not (unit_start <= origin_start and origin_end <= unit_end) and touches_unit(d, index):
+            rerun.add((origin_start, origin_end))
     kept: list[Diagnostic] = []
     origins: dict[int, tuple[int, int]] = {}
-    for d, origin in previous.origins():
-        if origin is None or origin in rerun or (unit_start <= origin[0] and origin[1] <= unit_end) or not (d.end <= unit_start or d.start >= unit_end):
+    known_extents: dict[int, tuple[int, int]] = {}
+    for index, d in enumerate(unsuppressed):
+        origin_start, origin_end = spans[2 * index], spans[2 * index + 1]
+        origin = (origin_start, origin_end)
+        if origin_start < 0 or origin in rerun or (unit_start <= origin_start and origin_end <= unit_end) or not (d.end <= unit_start or d.start >= unit_end):
             continue  # syntax findings, findings in the unit and those of its checks are found again
-        # A fix that edits the unit was computed from its old text: dropped, the full lint has it.
-        fixes = tuple(f for f in d.fixes if all(e.end <= unit_start or e.start >= unit_end for e in f.edits))
-        if fixes == d.fixes and origin[1] <= start and d.end <= start and all(e.end <= start for f in fixes for e in f.edits):
+        low, high = extents[2 * index], extents[2 * index + 1]
+        fixes = d.fixes
+        if touches_unit(d, index):
+            # A fix that edits the unit was computed from its old text: dropped, the full lint has it.
+            fixes = tuple(f for f in d.fixes if all(e.end <= unit_start or e.start >= unit_end for e in f.edits))
+        if fixes == d.fixes and origin_end <= start and high <= start:
             kept.append(d)  # wholly before the edit: nothing moves
             origins[id(d)] = origin
+            known_extents[id(d)] = (low, high)
             continue
         moved = Diagnostic(
             d.code,
@@ -445,7 +485,8 @@ def relint(previous: LintResult, source: SourceFile, tree: Tree, start: int, old
             d.context,
         )
         kept.append(moved)
-        origins[id(moved)] = (shifted(origin[0]), shifted(origin[1]))
+        origins[id(moved)] = (shifted(origin_start), shifted(origin_end))
+        known_extents[id(moved)] = (shifted(low), shifted(high)) if fixes == d.fixes else _extent(moved)
     context = Context(source, tree, Semantic(tree, source), settings)
     notes: list[str] = []
     internal_errors: list[str] = []
@@ -459,7 +500,9 @@ def relint(previous: LintResult, source: SourceFile, tree: Tree, start: int, old
         context.node = None
     origins.update(context.origins)
     merged = _deduplicate(kept + context.diagnostics)
-    return _finish(source, tree, merged, origins, settings, 0, internal_errors, notes, provisional=True)
+    result = _finish(source, tree, merged, origins, settings, 0, internal_errors, notes, provisional=True)
+    result.known_extents = known_extents
+    return result
 
 
 def _nodes_spanning(tree: Tree, start: int, end: int) -> list:
