@@ -26,6 +26,7 @@ from __future__ import annotations
 import enum
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -143,15 +144,17 @@ _OVERLAY_SECOND = frozenset({"prev", "super", "pprev", "previous"})
 _SHELL_FILES = {"shell.nix": "shell.nix", "devenv.nix": "devenv.nix"}
 
 
-def place_of(node: Node, path: str, module_file: bool) -> Place:
-    """The place of `node` in a file at `path`; `module_file` when the whole file is a module."""
+def place_of(node: Node, path: str, module_file: bool, call_place: Callable[[Node], Place | None] | None = None) -> Place:
+    """The place of `node` in a file at `path`; `module_file` when the whole file is a module.
+    `call_place` answers what a call decides for its argument (`call_place_of`, or a memo of it)."""
+    call_place = call_place or call_place_of
     child = node
     names: list[str] = []  # the attribute path walked so far, outermost first
     module: Place | None = None  # a module option holds the node, unless a builder call around it does
     parent = node.parent
     while parent is not None:
         if parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
-            decided = _call_place(parent)
+            decided = call_place(parent)
             if decided is not None:
                 return decided
         elif parent.type == "binding" and binding_value(parent) == child and _in_attrset(parent):
@@ -177,7 +180,7 @@ def place_of(node: Node, path: str, module_file: bool) -> Place:
     return Place(Kind.PACKAGE, "file")
 
 
-def _call_place(apply: Node) -> Place | None:
+def call_place_of(apply: Node) -> Place | None:
     """The place a builder or override call decides for its argument."""
     call = outermost_apply(apply)
     function, arguments = flatten_apply(call)

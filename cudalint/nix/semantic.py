@@ -16,7 +16,7 @@ from functools import lru_cache
 from tree_sitter import Node, Tree
 
 from cudalint.knowledge import catalog
-from cudalint.nix.places import Place, is_module_file, place_of
+from cudalint.nix.places import Place, call_place_of, is_module_file, place_of
 from cudalint.nix.shell import ShellText, is_shell_string
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import (
@@ -187,7 +187,15 @@ class Semantic:
         if self._module_file is None:
             root = self.tree.root_node
             self._module_file = is_module_file(root.child_by_field_name("expression") or (root.named_children[0] if root.named_children else None))
-        return place_of(node, self.source.path, self._module_file)
+        return place_of(node, self.source.path, self._module_file, self._call_place)
+
+    def _call_place(self, apply: Node) -> Place | None:
+        # every node inside a builder's argument climbs to the same call, which looks at its attrset
+        memo = self.memo(call_place_of.__module__)
+        key = node_key(apply)
+        if key not in memo:
+            memo[key] = call_place_of(apply)
+        return memo[key]
 
     def variables_named(self, name: str, within: Node | None = None) -> list[Node]:
         """`variable_expression`s spelling `name`, in file order. Found from the name's places in
