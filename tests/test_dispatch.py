@@ -5,7 +5,9 @@ exactly the findings of the previous engine (a generator walk per purpose), kept
 Every fixture, example and rule-docs example is linted both ways with all rules, and with each
 rule that fires alone; the hostile inputs (deep nesting, duplicate definitions) are compared too,
 notes included. Findings are compared with their fixes, so the order rules see nodes in (which
-decides which of several sites a rule reports) is covered.
+decides which of several sites a rule reports) is covered. The previous engine hands every node
+to every rule of its type, so the narrowing rules declare (`attrpath_patterns`,
+`cuda_references_only`) is held here to skipping only calls that find nothing.
 """
 
 from __future__ import annotations
