@@ -178,40 +178,68 @@ def duplicate_definitions(root: tree_sitter.Node, definitions: list[tree_sitter.
     `definitions`: the `function_expression`, `formals` and `binding_set` nodes below `root`
     in pre-order, when already found."""
     found: dict[tuple[int, int], SyntaxProblem] = {}
+    # Below a node without errors every binding and formal starts with its first name: that name
+    # is read from the text, not asked of tree-sitter node by node (the check's cost in a large file).
+    names = _LeadingNames(root)
     function = None  # the last function seen: in pre-order, the one holding the next formals
     for node in descendants(root) if definitions is None else definitions:
         kind = node.type
         if kind == "function_expression":
             function = node
         elif kind == "formals":
-            _duplicate_formals(node, found, function)
-        elif kind == "binding_set" and _first_names_repeat(node):
+            _duplicate_formals(node, found, function, None if node.has_error else names)
+        elif kind == "binding_set" and _first_names_repeat(node, None if node.has_error else names):
             _insert_bindings({}, node, found, report=True)
     return list(found.values())
 
 
-def _first_names_repeat(binding_set: tree_sitter.Node) -> bool:
+# tree-sitter-nix's identifier token: the longest run of these from where a name starts.
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_'-]*")
+
+
+class _LeadingNames:
+    """The plain name a node starts with, read from the text below `root` (None when the node
+    starts with something else: a quoted name, an interpolation, a keyword-led statement)."""
+
+    def __init__(self, root: tree_sitter.Node) -> None:
+        self.data = root.text or b""
+        self.offset = root.start_byte
+
+    def __call__(self, node: tree_sitter.Node) -> bytes | None:
+        found = _IDENTIFIER.match(self.data, node.start_byte - self.offset)
+        return found.group() if found is not None else None
+
+
+def _first_names_repeat(binding_set: tree_sitter.Node, leading: _LeadingNames | None = None) -> bool:
     """Whether two definitions of a binding set start with the same name: only then can one
     be a duplicate (a binding set's nested literals are checked where they are), so the merge
     below runs for few of them. Compares the names' bytes: quoted and plain spellings of a
-    name differ here, so a repeat counts whenever either could be one."""
+    name differ here, so a repeat counts whenever either could be one. `leading`: the names
+    bindings start with, when the binding set has no errors."""
     seen: set[bytes] = set()
+    match, data, offset = (_IDENTIFIER.match, leading.data, leading.offset) if leading is not None else (None, b"", 0)
     for binding in binding_set.named_children:
         kind = binding.type
         if kind == "binding":
-            attrpath = binding.child_by_field_name("attrpath")
-            first = attrpath.named_children[0] if attrpath is not None and attrpath.named_child_count else None
-            names = [first] if first is not None else []
-        elif kind in {"inherit", "inherit_from"}:
-            attrs = binding.child_by_field_name("attrs")
-            names = attrs.named_children if attrs is not None else []
-        else:
-            continue
-        for name in names:
-            key = _name_key(name)
+            found = match(data, binding.start_byte - offset) if match is not None else None
+            if found is not None:
+                key = found.group()
+            else:
+                attrpath = binding.child_by_field_name("attrpath")
+                first = attrpath.named_children[0] if attrpath is not None and attrpath.named_child_count else None
+                if first is None:
+                    continue
+                key = _name_key(first)
             if key in seen:
                 return True
             seen.add(key)
+        elif kind in {"inherit", "inherit_from"}:
+            attrs = binding.child_by_field_name("attrs")
+            for name in attrs.named_children if attrs is not None else ():
+                key = _name_key(name)
+                if key in seen:
+                    return True
+                seen.add(key)
     return False
 
 
@@ -232,22 +260,31 @@ def _name(node: tree_sitter.Node) -> str | None:
     return None
 
 
-def _duplicate_formals(formals: tree_sitter.Node, found: dict, function: tree_sitter.Node | None = None) -> None:
-    names: set[str] = set()
+def _duplicate_formals(formals: tree_sitter.Node, found: dict, function: tree_sitter.Node | None = None, leading: _LeadingNames | None = None) -> None:
+    """Formals named twice (or like the whole argument). `leading`: the names nodes start with,
+    when the formals have no errors (then every formal starts with its name)."""
+    names: set[bytes] = set()
     if function is None or function.child_by_field_name("formals") != formals:
         # (asking tree-sitter for a parent costs the siblings of every ancestor: thousands in a
         # generated package set, where the walk has already seen the function)
         function = formals.parent
     universal = function.child_by_field_name("universal") if function is not None else None
     if universal is not None:
-        names.add(universal.text.decode("utf-8", "replace"))
+        names.add(universal.text or b"")
     for formal in formals.children_by_field_name("formal"):
-        identifier = formal.child_by_field_name("name")
-        if identifier is None or identifier.is_missing:
+        if leading is not None:
+            name = leading(formal)
+            start = formal.start_byte
+            end = start + len(name) if name is not None else start
+        else:
+            identifier = formal.child_by_field_name("name")
+            if identifier is None or identifier.is_missing:
+                continue
+            name, start, end = identifier.text or b"", identifier.start_byte, identifier.end_byte
+        if name is None:
             continue
-        name = identifier.text.decode("utf-8", "replace")
         if name in names:
-            found[(identifier.start_byte, identifier.end_byte)] = SyntaxProblem(identifier.start_byte, identifier.end_byte, f"duplicate function argument `{name}`")
+            found[(start, end)] = SyntaxProblem(start, end, f"duplicate function argument `{name.decode('utf-8', 'replace')}`")
         names.add(name)
 
 

@@ -28,7 +28,6 @@ from cudalint.nix.syntax import (
     flatten_apply,
     identifier_name,
     last_name,
-    node_key,
     outermost_apply,
     string_literal,
     text,
@@ -55,6 +54,7 @@ GETTERS = {
 # `NameBinding` kinds that bind a name lexically, so that a fix may write it bare.
 LEXICAL_KINDS = frozenset({"let", "rec", "formal", "inherit-from"})
 _MAX_RESOLVE_DEPTH = 8
+_UNKNOWN = object()  # not in a cache yet (None is an answer)
 
 
 @dataclass(frozen=True)
@@ -153,15 +153,19 @@ class Semantic:
         self.source = source
         self._scopes = scopes
         self._bound_names: frozenset[str] | None = None
-        self._scope_cache: dict[tuple[int, int, str], dict[str, Node]] = {}
-        self._shell_cache: dict[tuple[int, int, str], ShellText | None] = {}
+        # The caches are keyed by nodes: a node hashes and compares by its place in this tree,
+        # ten times cheaper than building a `node_key` (the engine asks for every variable).
+        self._scope_cache: dict[Node, dict[str, Node]] = {}
+        self._shell_cache: dict[Node, ShellText | None] = {}
         self._variables: dict[str, list[Node]] = {}
-        # name -> binding's key -> the variables of that name bound there
-        self._uses_cache: dict[str, dict[tuple[int, int, str], list[Node]]] = {}
+        # name -> binding -> the variables of that name bound there
+        self._uses_cache: dict[str, dict[Node, list[Node]]] = {}
         # every rule that looks at a variable asks these again: answer each once per file
-        self._resolve_cache: dict[tuple[str, tuple[int, int, str]], NameBinding] = {}
-        self._ref_cache: dict[tuple[int, int, str], CudaRef | None] = {}
-        self._root_cache: dict[tuple[int, int, str], Node] = {}
+        self._resolve_cache: dict[tuple[str, Node], NameBinding] = {}
+        self._ref_cache: dict[Node, CudaRef | None] = {}
+        self._root_cache: dict[Node, Node] = {}
+        self._package_names: dict[str, bool] = {}
+        self._places: dict[Node, Place] = {}
         self._typed_nodes: dict[tuple[str, ...], list[Node]] = {}
         self._module_file: bool | None = None
         self._memos: dict[str, dict] = {}
@@ -187,15 +191,17 @@ class Semantic:
         if self._module_file is None:
             root = self.tree.root_node
             self._module_file = is_module_file(root.child_by_field_name("expression") or (root.named_children[0] if root.named_children else None))
-        return place_of(node, self.source.path, self._module_file, self._call_place)
+        found = self._places.get(node)
+        if found is None:  # (several rules ask for the same node's place)
+            found = self._places[node] = place_of(node, self.source.path, self._module_file, self._call_place)
+        return found
 
     def _call_place(self, apply: Node) -> Place | None:
         # every node inside a builder's argument climbs to the same call, which looks at its attrset
         memo = self.memo(call_place_of.__module__)
-        key = node_key(apply)
-        if key not in memo:
-            memo[key] = call_place_of(apply)
-        return memo[key]
+        if apply not in memo:
+            memo[apply] = call_place_of(apply)
+        return memo[apply]
 
     def variables_named(self, name: str, within: Node | None = None) -> list[Node]:
         """`variable_expression`s spelling `name`, in file order. Found from the name's places in
@@ -215,7 +221,7 @@ class Semantic:
 
     def shell_text(self, string: Node) -> ShellText | None:
         """The shell view of a string node, or None when the string is not shell code."""
-        key = node_key(string)
+        key = string
         if key in self._shell_cache:
             return self._shell_cache[key]
         direct_call = None
@@ -463,7 +469,7 @@ class Semantic:
 
     def resolve_name(self, name: str, start: Node) -> NameBinding:
         """Resolve `name` as seen at `start`, looking only at scopes enclosing it."""
-        key = (name, node_key(start))
+        key = (name, start)
         found = self._resolve_cache.get(key)
         if found is None:
             found = self._resolve_cache[key] = self._resolve_name(name, start)
@@ -506,18 +512,17 @@ class Semantic:
             for variable in self.variables_named(name):
                 found = self.resolve(variable)
                 if found.node is not None:
-                    by_binding.setdefault(node_key(found.node), []).append(variable)
-        return list(by_binding.get(node_key(binding), ()))
+                    by_binding.setdefault(found.node, []).append(variable)
+        return list(by_binding.get(binding, ()))
 
     def first_use(self, name: str, binding: Node, where: Callable[[Node], bool] = lambda _: True) -> Node | None:
         """The first variable named `name` that resolves to `binding` and satisfies `where`;
         resolves only as many variables as it must (an editor re-lint asks once per keystroke)."""
         if name in self._uses_cache:
             return next((v for v in self.uses(name, binding) if where(v)), None)
-        key = node_key(binding)
         for variable in self.variables_named(name):
             found = self.resolve(variable)
-            if found.node is not None and node_key(found.node) == key and where(variable):
+            if found.node is not None and found.node == binding and where(variable):
                 return variable
         return None
 
@@ -532,8 +537,15 @@ class Semantic:
             self._bound_names = frozenset(name for scope in self._scopes for name in self._scope(scope))
         return name in self._bound_names
 
+    def _may_name_package(self, name: str) -> bool:
+        """Whether a variable of this name may denote a CUDA package (answered once per name)."""
+        found = self._package_names.get(name)
+        if found is None:
+            found = self._package_names[name] = self._may_be_bound(name) or catalog.is_cuda_package(name) or catalog.is_runfile_toolkit(name)
+        return found
+
     def _scope(self, scope: Node) -> dict[str, Node]:
-        key = node_key(scope)
+        key = scope
         cached = self._scope_cache.get(key)
         if cached is not None:
             return cached
@@ -589,10 +601,10 @@ class Semantic:
     def cuda_ref(self, node: Node | None, depth: int = 0) -> CudaRef | None:
         """If `node` denotes a CUDA package or one of its outputs, how."""
         if depth == 0 and node is not None:  # deeper answers may be cut short by the depth limit
-            key = node_key(node)
-            if key not in self._ref_cache:
-                self._ref_cache[key] = self._cuda_ref(node, 0)
-            return self._ref_cache[key]
+            found = self._ref_cache.get(node, _UNKNOWN)
+            if found is _UNKNOWN:
+                found = self._ref_cache[node] = self._cuda_ref(node, 0)
+            return found  # type: ignore[return-value]
         return self._cuda_ref(node, depth)
 
     def _cuda_ref(self, node: Node | None, depth: int) -> CudaRef | None:
@@ -650,7 +662,7 @@ class Semantic:
     def _variable_ref(self, whole: Node, variable: Node, depth: int) -> CudaRef | None:
         identifier = variable.child_by_field_name("name")
         name = text(identifier)
-        if not self._may_be_bound(name) and not catalog.is_cuda_package(name) and not catalog.is_runfile_toolkit(name):
+        if not self._may_name_package(name):
             return None
         binding = self.resolve(variable)
         if binding.kind in {"let", "rec"}:
@@ -684,21 +696,21 @@ class Semantic:
     def reference_root(self, node: Node) -> Node:
         """Climb from an identifier to the whole expression that references a package:
         `cudaPackages.libcublas.dev`, `(lib.getDev libcublas)`, `lib.getOutput "static" x`."""
-        key = node_key(node)
-        root = self._root_cache.get(key)
+        root = self._root_cache.get(node)
         if root is None:
             # several rules ask for every variable; each climb asks tree-sitter for parents,
             # which costs the siblings before each ancestor (thousands in generated files)
-            root = self._root_cache[key] = self._reference_root(node)
+            root = self._root_cache[node] = self._reference_root(node)
         return root
 
     def _reference_root(self, node: Node) -> Node:
         current = node
-        if current.type == "identifier" and current.parent is not None and current.parent.type == "variable_expression":
-            current = current.parent
-        while current.parent is not None:
-            parent = current.parent
-            if parent.type == "select_expression" and parent.child_by_field_name("expression") == current or parent.type == "parenthesized_expression":
+        parent = current.parent
+        if current.type == "identifier" and parent is not None and parent.type == "variable_expression":
+            current, parent = parent, parent.parent
+        while parent is not None:
+            kind = parent.type
+            if kind == "select_expression" and parent.child_by_field_name("expression") == current or kind == "parenthesized_expression":
                 current = parent
             elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == current:
                 call = outermost_apply(parent)
@@ -709,19 +721,19 @@ class Semantic:
                     break
             else:
                 break
+            parent = current.parent
         return current
 
     def cuda_refs(self) -> Iterator[CudaRef]:
         """Every outermost CUDA package reference in the file, once each."""
-        seen: set[tuple[int, int, str]] = set()
+        seen: set[Node] = set()
         for node in self.nodes_of_type("variable_expression"):
             root = self.reference_root(node)
-            key = node_key(root)
-            if key in seen:
+            if root in seen:
                 continue
             ref = self.cuda_ref(root)
             if ref is not None:
-                seen.add(key)
+                seen.add(root)
                 yield ref
 
 

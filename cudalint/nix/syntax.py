@@ -16,7 +16,8 @@ def node_key(node: Node) -> tuple[int, int, str]:
 
 
 def text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+    raw = node.text
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def unparen(node: Node | None) -> Node | None:
