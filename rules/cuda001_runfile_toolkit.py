@@ -182,7 +182,7 @@ def check(node: Node, ctx: Context) -> None:
 def _toolkit_root(variable: Node, ctx: Context) -> tuple[Node, CudaRef] | None:
     """The whole toolkit reference `variable` starts, when it is one to report."""
     root = ctx.semantic.reference_root(variable)
-    if _TOOLKIT not in root.text:
+    if _TOOLKIT not in (root.text or b""):
         return None  # a reference other than through `let` or `inherit` spells the package's name
     ref = ctx.semantic.cuda_ref(root)
     if ref is None or not catalog.is_runfile_toolkit(ref.package) or ref.via in {"let", "inherit"}:
@@ -586,7 +586,7 @@ def _in_passthru(node: Node) -> bool:
 
 def _check_redefinition(binding: Node, ctx: Context) -> None:
     attrpath = binding.child_by_field_name("attrpath")
-    if attrpath is None or _TOOLKIT not in attrpath.text:
+    if attrpath is None or _TOOLKIT not in (attrpath.text or b""):
         return
     names = attrpath_names(attrpath)
     if not names or not catalog.is_runfile_toolkit(names[-1]):

@@ -68,6 +68,16 @@ DUPLICATES = {
     "formal named like the whole argument": "args@{ args, b }: b",
     "whole argument after the formals": "{ a, b }@a: b",
     "formals of nested functions": "{ a }: x: { b, b ? 1 }: a",
+    # the names of bindings and formals are read from the text where no error is near
+    "repeated formal after a default": "{ a ? 1, b, a }: a",
+    "repeated formal between comments": "{ a, # note\n  b /* c */, a }: a",
+    "repeated formal with a trailing comma": "{ a, b, a, }: a",
+    "repeated formal with primes": "{ a', a'-b, a' }: a'",
+    "distinct formals and whole argument": "args@{ a, b, ... }: b",
+    "quoted spelling first": '{ "a" = 1; a = 2; }',
+    "names with primes and dashes": "{ a'-b = 1; a'-b = 2; }",
+    "comment before the repeat": "{ a = 1; /* c */ a = 2; }",
+    "repeat beside a syntax error": "{ a = 1; a = 2; b = ; }",
 }
 
 
@@ -93,7 +103,7 @@ def test_duplicate_check_from_the_walk_matches_the_full_one(name: str) -> None:
     expected = list(found.values())
     assert duplicate_definitions(root, definitions) == expected
     assert duplicate_definitions(root) == expected
-    assert bool(expected) == (name not in {"distinct", "escaped names are dynamic", "interpolated names are dynamic"})
+    assert bool(expected) == (name not in {"distinct", "distinct formals and whole argument", "escaped names are dynamic", "interpolated names are dynamic"})
 
 
 _TYPES = (("assert_expression",), ("binding",), ("apply_expression",), ("variable_expression",), ("indented_string_expression", "string_expression"))

@@ -271,6 +271,13 @@ def _duplicate_formals(formals: tree_sitter.Node, found: dict, function: tree_si
     universal = function.child_by_field_name("universal") if function is not None else None
     if universal is not None:
         names.add(universal.text or b"")
+    if leading is not None:
+        written = formals.text or b""
+        if b"?" not in written and b"#" not in written and b"/*" not in written:
+            # no defaults and no comments: the identifiers in the text are the formals' names
+            listed = _IDENTIFIER.findall(written)
+            if len(set(listed)) == len(listed) and names.isdisjoint(listed):
+                return
     for formal in formals.children_by_field_name("formal"):
         if leading is not None:
             name = leading(formal)

@@ -164,7 +164,7 @@ class Semantic:
         self._resolve_cache: dict[tuple[str, Node], NameBinding] = {}
         self._ref_cache: dict[Node, CudaRef | None] = {}
         self._root_cache: dict[Node, Node] = {}
-        self._package_names: dict[str, bool] = {}
+        self._package_names: dict[bytes, bool] = {}
         self._places: dict[Node, Place] = {}
         self._typed_nodes: dict[tuple[str, ...], list[Node]] = {}
         self._module_file: bool | None = None
@@ -537,11 +537,12 @@ class Semantic:
             self._bound_names = frozenset(name for scope in self._scopes for name in self._scope(scope))
         return name in self._bound_names
 
-    def _may_name_package(self, name: str) -> bool:
+    def _may_name_package(self, spelled: bytes) -> bool:
         """Whether a variable of this name may denote a CUDA package (answered once per name)."""
-        found = self._package_names.get(name)
+        found = self._package_names.get(spelled)
         if found is None:
-            found = self._package_names[name] = self._may_be_bound(name) or catalog.is_cuda_package(name) or catalog.is_runfile_toolkit(name)
+            name = spelled.decode("utf-8", "replace")
+            found = self._package_names[spelled] = self._may_be_bound(name) or catalog.is_cuda_package(name) or catalog.is_runfile_toolkit(name)
         return found
 
     def _scope(self, scope: Node) -> dict[str, Node]:
@@ -604,14 +605,18 @@ class Semantic:
             found = self._ref_cache.get(node, _UNKNOWN)
             if found is _UNKNOWN:
                 found = self._ref_cache[node] = self._cuda_ref(node, 0)
-            return found  # type: ignore[return-value]
+            return found
         return self._cuda_ref(node, depth)
 
     def _cuda_ref(self, node: Node | None, depth: int) -> CudaRef | None:
-        inner = unparen(node)
-        if inner is None or node is None or depth > _MAX_RESOLVE_DEPTH:
+        if node is None or depth > _MAX_RESOLVE_DEPTH:
             return None
-        kind = inner.type
+        inner, kind = node, node.type
+        if kind == "parenthesized_expression":
+            unwrapped = unparen(node)
+            if unwrapped is None:
+                return None
+            inner, kind = unwrapped, unwrapped.type
         if kind == "apply_expression":
             return self._getter_ref(node, inner, depth)
         if kind == "select_expression":
@@ -660,10 +665,10 @@ class Semantic:
         return None
 
     def _variable_ref(self, whole: Node, variable: Node, depth: int) -> CudaRef | None:
+        if not self._may_name_package(variable.text or b""):  # (a variable's text is its name)
+            return None
         identifier = variable.child_by_field_name("name")
         name = text(identifier)
-        if not self._may_name_package(name):
-            return None
         binding = self.resolve(variable)
         if binding.kind in {"let", "rec"}:
             if binding.value is None:
