@@ -195,6 +195,9 @@ def duplicate_definitions(root: tree_sitter.Node, definitions: list[tree_sitter.
 
 # tree-sitter-nix's identifier token: the longest run of these from where a name starts.
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_'-]*")
+# A binding's first name: an identifier, or a quoted name without escapes or interpolation
+# (group 1: what it spells, as `_name_key` has it).
+_FIRST_NAME = re.compile(rb'[A-Za-z_][A-Za-z0-9_\'-]*|"((?:[^"\\$]|\$(?!\{))*)"')
 
 
 class _LeadingNames:
@@ -217,13 +220,13 @@ def _first_names_repeat(binding_set: tree_sitter.Node, leading: _LeadingNames | 
     name differ here, so a repeat counts whenever either could be one. `leading`: the names
     bindings start with, when the binding set has no errors."""
     seen: set[bytes] = set()
-    match, data, offset = (_IDENTIFIER.match, leading.data, leading.offset) if leading is not None else (None, b"", 0)
+    match, data, offset = (_FIRST_NAME.match, leading.data, leading.offset) if leading is not None else (None, b"", 0)
     for binding in binding_set.named_children:
         kind = binding.type
         if kind == "binding":
             found = match(data, binding.start_byte - offset) if match is not None else None
             if found is not None:
-                key = found.group()
+                key = found.group(1) if found.group(1) is not None else found.group()
             else:
                 attrpath = binding.child_by_field_name("attrpath")
                 first = attrpath.named_children[0] if attrpath is not None and attrpath.named_child_count else None
