@@ -222,17 +222,22 @@ def _first_names_repeat(binding_set: tree_sitter.Node, leading: _LeadingNames | 
     seen: set[bytes] = set()
     match, data, offset = (_FIRST_NAME.match, leading.data, leading.offset) if leading is not None else (None, b"", 0)
     for binding in binding_set.named_children:
+        found = match(data, binding.start_byte - offset) if match is not None else None
+        if found is not None and found.group() != b"inherit":  # (a binding: comments start with `#` or `/*`)
+            key = found.group(1)
+            if key is None:
+                key = found.group()
+            if key in seen:
+                return True
+            seen.add(key)
+            continue
         kind = binding.type
         if kind == "binding":
-            found = match(data, binding.start_byte - offset) if match is not None else None
-            if found is not None:
-                key = found.group(1) if found.group(1) is not None else found.group()
-            else:
-                attrpath = binding.child_by_field_name("attrpath")
-                first = attrpath.named_children[0] if attrpath is not None and attrpath.named_child_count else None
-                if first is None:
-                    continue
-                key = _name_key(first)
+            attrpath = binding.child_by_field_name("attrpath")
+            first = attrpath.named_children[0] if attrpath is not None and attrpath.named_child_count else None
+            if first is None:
+                continue
+            key = _name_key(first)
             if key in seen:
                 return True
             seen.add(key)
