@@ -139,6 +139,8 @@ _CHARACTER_NAMES = {b"\x0b": "a vertical tab (U+000B)", b"\x0c": "a form feed (U
 
 def _stray_white_space(tree: tree_sitter.Tree, source: SourceFile) -> list[SyntaxProblem]:
     """Vertical tabs and form feeds between tokens (inside strings and comments they are text)."""
+    if b"\x0b" not in source.data and b"\x0c" not in source.data:
+        return []  # (two memchr scans: the regular expression's scan took a tenth of the whole check)
     problems = []
     for match in _NOT_NIX_WHITE_SPACE.finditer(source.data):
         at = match.start()
