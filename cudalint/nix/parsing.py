@@ -225,7 +225,7 @@ def _first_names_repeat(binding_set: tree_sitter.Node, leading: _LeadingNames | 
     match, data, offset = (_FIRST_NAME.match, leading.data, leading.offset) if leading is not None else (None, b"", 0)
     for binding in binding_set.named_children:
         found = match(data, binding.start_byte - offset) if match is not None else None
-        if found is not None and found.group() != b"inherit":  # (a binding: comments start with `#` or `/*`)
+        if found is not None and found.group() != b"inherit":  # a binding (an inherit starts with its keyword, a comment with `#` or `/*`)
             key = found.group(1)
             if key is None:
                 key = found.group()

@@ -221,9 +221,8 @@ class Semantic:
 
     def shell_text(self, string: Node) -> ShellText | None:
         """The shell view of a string node, or None when the string is not shell code."""
-        key = string
-        if key in self._shell_cache:
-            return self._shell_cache[key]
+        if string in self._shell_cache:
+            return self._shell_cache[string]
         direct_call = None
         parent = string.parent
         while parent is not None and parent.type == "parenthesized_expression":
@@ -232,7 +231,7 @@ class Semantic:
             function, _ = flatten_apply(outermost_apply(parent))
             direct_call = last_name(function)
         shell = ShellText(string, self.source) if is_shell_string(string, self.binding_path(string), direct_call) else None
-        self._shell_cache[key] = shell
+        self._shell_cache[string] = shell
         return shell
 
     # ----- bindings and input lists -------------------------------------------------------
@@ -546,8 +545,7 @@ class Semantic:
         return found
 
     def _scope(self, scope: Node) -> dict[str, Node]:
-        key = scope
-        cached = self._scope_cache.get(key)
+        cached = self._scope_cache.get(scope)
         if cached is not None:
             return cached
         names: dict[str, Node] = {}
@@ -562,7 +560,7 @@ class Semantic:
                     attr_name = identifier_name(attr)
                     if attr_name is not None:
                         names.setdefault(attr_name, binding)
-        self._scope_cache[key] = names
+        self._scope_cache[scope] = names
         return names
 
     def _binding_for(self, binding: Node, name: str, scope: Node) -> NameBinding:
@@ -717,7 +715,7 @@ class Semantic:
             kind = parent.type
             if kind == "select_expression" and parent.child_by_field_name("expression") == current or kind == "parenthesized_expression":
                 current = parent
-            elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == current:
+            elif kind == "apply_expression" and parent.child_by_field_name("argument") == current:
                 call = outermost_apply(parent)
                 function, arguments = flatten_apply(call)
                 if last_name(function) in GETTERS and arguments and arguments[-1] == current:
