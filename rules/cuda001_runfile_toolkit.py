@@ -126,6 +126,7 @@ RULE = Rule(
     node_types=("variable_expression", "inherited_attrs", "binding"),
     patterns=(b"cudatoolkit",),
     attrpath_patterns=(b"cudatoolkit",),  # (its binding check: a redefined toolkit)
+    cuda_references_only=True,  # (its variable check: a toolkit reference)
 )
 
 METADATA = frozenset({"version", "name", "pname", "majorVersion", "majorMinorVersion", "meta", "passthru", "src"})
@@ -148,9 +149,6 @@ _RUNS_NVCC = re.compile(
 _BUILD_SYSTEM = re.compile(r"\b(?:cmake|meson|bazel|scons|setuptools)\b")
 # Packages built against one runfile toolkit release (`cudnn_cudatoolkit_11_2`): they move with it.
 _TIED = re.compile(r"\b(?:cudnn|nccl|cutensor|libtorch|magma)\w*_cudatoolkit_\d+(?:_\d+)*\b")
-# Every name the runfile toolkit goes by (`catalog.is_runfile_toolkit`) holds this: nodes whose
-# text does not are let through without decoding their names.
-_TOOLKIT = b"cudatoolkit"
 _VERSIONED = re.compile(r"(?:cudatoolkit|cudaPackages)_(\d+)(?:_(\d+))?\b")
 # The oldest CUDA release with redistributables (nixpkgs' cudaPackages_11_4).
 FIRST_REDIST = (11, 4)
@@ -182,8 +180,6 @@ def check(node: Node, ctx: Context) -> None:
 def _toolkit_root(variable: Node, ctx: Context) -> tuple[Node, CudaRef] | None:
     """The whole toolkit reference `variable` starts, when it is one to report."""
     root = ctx.semantic.reference_root(variable)
-    if _TOOLKIT not in (root.text or b""):
-        return None  # a reference other than through `let` or `inherit` spells the package's name
     ref = ctx.semantic.cuda_ref(root)
     if ref is None or not catalog.is_runfile_toolkit(ref.package) or ref.via in {"let", "inherit"}:
         return None
@@ -585,10 +581,7 @@ def _in_passthru(node: Node) -> bool:
 
 
 def _check_redefinition(binding: Node, ctx: Context) -> None:
-    attrpath = binding.child_by_field_name("attrpath")
-    if attrpath is None or _TOOLKIT not in (attrpath.text or b""):
-        return
-    names = attrpath_names(attrpath)
+    names = attrpath_names(binding.child_by_field_name("attrpath"))
     if not names or not catalog.is_runfile_toolkit(names[-1]):
         return
     owner = binding.parent.parent if binding.parent is not None else None
