@@ -27,7 +27,6 @@ from cudalint.nix.syntax import (
     descendants,
     flatten_apply,
     last_name,
-    node_key,
     outermost_apply,
     string_literal,
     text,
@@ -70,7 +69,7 @@ def compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alon
     `cudaPackages.flags`, or a torch extension (with `torch_alone`, any torch among a Python
     package's attributes: with nvcc there, it builds one). A package that only links CUDA
     libraries, and a repackaged binary, compile nothing with nvcc."""
-    return _memoised("compiles", attrset, ctx, lambda: _compiles_device_code(attrset, function, ctx, torch_alone), node_key(function), torch_alone)
+    return _memoised("compiles", attrset, ctx, lambda: _compiles_device_code(attrset, function, ctx, torch_alone), function, torch_alone)
 
 
 def _compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alone: bool) -> bool:
@@ -130,7 +129,7 @@ def reachable(attrset: Node, ctx: Context) -> tuple[Node, ...]:
     of the let-bound values its variables name (cmakeFlags kept in a `let`). Computed once per
     node and file: CUDA302, CUDA309 and CUDA310 each ask several questions of the same call."""
     memo = ctx.semantic.memo(__name__)
-    key = ("reachable", node_key(attrset))
+    key = ("reachable", attrset)
     found = memo.get(key)
     if found is None:
         found = memo[key] = tuple(_reach(attrset, ctx))
@@ -156,10 +155,11 @@ def _reach(attrset: Node, ctx: Context) -> Iterator[Node]:
                         stack.append((binding.value, depth + 1))
 
 
-def _memoised(name: str, attrset: Node, ctx: Context, compute: Callable[[], T], *extra: object) -> T:
-    """One answer per derivation and file for a question several rules ask of the same call."""
+def _memoised(name: str, node: Node, ctx: Context, compute: Callable[[], T], *extra: object) -> T:
+    """One answer per call or derivation and file for a question several rules ask of it (nodes
+    key it: they hash and compare by their place in the tree)."""
     memo = ctx.semantic.memo(__name__)
-    key = (name, node_key(attrset), *extra)
+    key = (name, node, *extra)
     if key not in memo:
         memo[key] = compute()
     return memo[key]
@@ -253,9 +253,14 @@ def contains(outer: Node | None, inner: Node) -> bool:
     return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
-def derivation_call(apply: Node) -> tuple[Node, Node] | None:
+def derivation_call(apply: Node, ctx: Context) -> tuple[Node, Node] | None:
     """(function, attrset) of `stdenv.mkDerivation {..}` (any stdenv, also `finalAttrs: {..}`),
-    `buildPythonPackage {..}`, `(buildPythonPackage.override {..}) {..}`; None for other calls."""
+    `buildPythonPackage {..}`, `(buildPythonPackage.override {..}) {..}`; None for other calls.
+    Once per call and file: CUDA302, CUDA309 and CUDA310 ask it of every call."""
+    return _memoised("derivation_call", apply, ctx, lambda: _derivation_call(apply))
+
+
+def _derivation_call(apply: Node) -> tuple[Node, Node] | None:
     if outermost_apply(apply) != apply:
         return None
     function, arguments = flatten_apply(apply)
@@ -272,7 +277,7 @@ def derivation_call(apply: Node) -> tuple[Node, Node] | None:
 def package_build(apply: Node, ctx: Context) -> tuple[Node, Node] | None:
     """`derivation_call` where it builds a package: not a nix-shell environment (no source, no
     phases), a dev shell or a module's setting."""
-    call = derivation_call(apply)
+    call = derivation_call(apply, ctx)
     return call if call is not None and ctx.place(call[1]).is_package else None
 
 

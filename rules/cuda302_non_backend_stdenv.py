@@ -143,7 +143,7 @@ _MAX_DEPTH = 4
 
 @RULE
 def check(apply: Node, ctx: Context) -> None:
-    call = derivation_call(apply)
+    call = derivation_call(apply, ctx)
     if call is None:
         return
     function, attrset = call
