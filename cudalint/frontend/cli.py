@@ -394,16 +394,12 @@ def _check(args: argparse.Namespace) -> int:
     stderr = sys.stderr
     progress = Progress(None, stderr, enabled=not args.quiet and _isatty(stderr))
 
-    def tasks() -> Iterator[Task]:
-        """The named files, then the files of the named directories as the walk finds them
-        (checking starts while the walk goes on), then standard input."""
+    def task_for(found) -> Task:
+        new = changes.for_path(found.path) if changes is not None else None
+        return runner.Task(found.path, found_display(found.path), settings_index(found.path), found.explicit, new=new)
+
+    def stdin_tasks() -> Iterator[Task]:
         nonlocal stdin_task
-        count = 0
-        for directory in [None, *directories]:
-            for found in walker.fresh() if directory is None else walker.walking(directory):
-                count += 1
-                new = changes.for_path(found.path) if changes is not None else None
-                yield runner.Task(found.path, found_display(found.path), settings_index(found.path), found.explicit, new=new)
         if "-" in paths:
             stdin_name = args.stdin_filename
             stdin_path = os.path.abspath(stdin_name) if stdin_name else os.path.join(cwd, "-")
@@ -411,8 +407,19 @@ def _check(args: argparse.Namespace) -> int:
             display = display_path(stdin_path, cwd) if stdin_name else "-"
             new = changes.for_path(stdin_path) if changes is not None else None
             stdin_task = runner.Task(None, display, settings_index(stdin_path, stdin=True), True, data, new=new)
-            count += 1
             yield stdin_task
+
+    def tasks() -> Iterator[Task]:
+        """The named files, then the files of the named directories as the walk finds them
+        (checking starts while the walk goes on), then standard input."""
+        count = 0
+        for directory in [None, *directories]:
+            for found in walker.fresh() if directory is None else walker.walking(directory):
+                count += 1
+                yield task_for(found)
+        for task in stdin_tasks():
+            count += 1
+            yield task
         progress.total = count
 
     # A check keeps what it builds to the end (results, the walk's state): the collector's passes
@@ -420,11 +427,23 @@ def _check(args: argparse.Namespace) -> int:
     # (forked workers then share it untouched) and collect young garbage less often.
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
-    # Writing fixes waits for the whole walk: a broken configuration found on the way then stops
-    # the run before any file is written.
-    queue = list(tasks()) if mode == runner.FIX else tasks()
+    jobs = args.jobs or default_jobs()
+    # Writing waits for the whole walk: a broken configuration found on the way then stops the
+    # run before any file is written.
+    writes = mode == runner.FIX or isinstance(mode, runner.AddSuppressions)
+    checked: list[tuple[Task, Processed]] = []
     try:
-        checked = list(runner.run(queue, table, mode, args.jobs or default_jobs(), progress, resolver.pin))
+        if directories and runner.can_walk_in_parallel(jobs):
+            # the workers walk subtrees and check their files; the parent merges
+            named = [task_for(found) for found in walker.fresh()]
+            leftovers: list = []
+            checked += runner.walk_and_run(walker, directories, mode, jobs, task_for, table, found_display, leftovers, progress, resolver.pin)
+            queue = named + [task_for(found) for found in leftovers] + list(stdin_tasks())
+            progress.total = len(checked) + len(queue)
+            done = len(checked)
+            checked += runner.run(queue, table, mode, jobs, lambda count: progress(done + count), resolver.pin)
+        else:
+            checked += runner.run(list(tasks()) if writes else tasks(), table, mode, jobs, progress, resolver.pin)
     finally:
         progress.clear()
     # the order of the report does not depend on the order the walk and the workers took

@@ -57,6 +57,9 @@ class ConfigError(Exception):
         self.where = where
         self.message = message
 
+    def __reduce__(self):  # found by a worker of the parallel walk, raised by the parent
+        return ConfigError, (self.where, self.message)
+
 
 def display_path(path: str, cwd: str | None = None) -> str:
     """A path as shown to the user: relative to the working directory when inside it."""

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import collections
 import errno
 import functools
 import os
@@ -20,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
@@ -346,12 +347,13 @@ class Listings:
         {".gitignore", ".git", "flake.lock", "cudalint.toml", ".cudalint.toml", "pyproject.toml"}
         | {"flake.nix", "default.nix", "shell.nix", "nix", "npins"}  # where a nixpkgs pin can be (cudalint/knowledge/pins.py)
     )
+    _NONE: dict[str, tuple[bool, bool]] = {}  # shared by the directories holding none of the names (never changed)
 
     def __init__(self) -> None:
-        self._listed: set[str] = set()
-        self._present: dict[tuple[str, str], tuple[bool, bool]] = {}  # (directory, name) -> (is_file, exists)
+        self._present: dict[str, dict[str, tuple[bool, bool]]] = {}  # directory -> name -> (is_file, exists)
 
     def record(self, directory: str, entries: Iterable[os.DirEntry]) -> None:
+        present = self._NONE
         for entry in entries:
             if entry.name in self.NAMES:
                 try:
@@ -359,17 +361,28 @@ class Listings:
                     exists = is_file or not entry.is_symlink() or os.path.exists(entry.path)
                 except OSError:
                     is_file = exists = False
-                self._present[directory, entry.name] = (is_file, exists)
-        self._listed.add(directory)
+                if present is self._NONE:
+                    present = {}
+                present[entry.name] = (is_file, exists)
+        self._present[directory] = present
+
+    def of(self, directories: Iterable[str]) -> dict[str, dict[str, tuple[bool, bool]]]:
+        """What was learnt about these (listed) directories, for `update` in another process."""
+        return {directory: self._present[directory] for directory in directories if directory in self._present}
+
+    def update(self, learnt: dict[str, dict[str, tuple[bool, bool]]]) -> None:
+        self._present.update(learnt)
 
     def is_file(self, directory: str, name: str) -> bool:
-        if directory in self._listed:
-            return self._present.get((directory, name), (False, False))[0]
+        present = self._present.get(directory)
+        if present is not None:
+            return present.get(name, (False, False))[0]
         return os.path.isfile(os.path.join(directory, name))
 
     def exists(self, directory: str, name: str) -> bool:
-        if directory in self._listed:
-            return self._present.get((directory, name), (False, False))[1]
+        present = self._present.get(directory)
+        if present is not None:
+            return present.get(name, (False, False))[1]
         return os.path.exists(os.path.join(directory, name))
 
 
@@ -390,22 +403,45 @@ class WalkNotice:
     error: bool  # the user must act (exit 2)
 
 
-@dataclass
-class _Pending:
+class Pending(NamedTuple):
+    """A directory to list: its `.gitignore` files so far (deepest first; None when another
+    process listed it and its `Listed` travels with it) and its (st_dev, st_ino)."""
+
     directory: str
-    ignores: tuple[IgnoreFile, ...]  # deepest first
+    ignores: tuple[IgnoreFile, ...] | None
+    key: tuple[int, int] | None = None
+
+
+class Listed(NamedTuple):
+    """What listing one directory gave, before the walk's "once only" sets decide: the `*.nix`
+    files and real subdirectories not ignored (in name order), directory symlinks (walked
+    last), notices, or the error (a broken configuration) that stops the walk there."""
+
+    directory: str
+    files: list[tuple[str, tuple[int, int]]]
+    subdirs: list[Pending]
+    links: list[Pending]
+    notices: list[WalkNotice]
+    error: Exception | None = None
 
 
 @dataclass
 class Walker:
     """Collects the files under directories. `exclude(path, is_dir)` is asked for every entry
-    (the config's `exclude`); `respect_gitignore` turns `.gitignore` handling on."""
+    (the config's `exclude`); `respect_gitignore` turns `.gitignore` handling on.
+
+    A walk lists each directory (`Listed`), then applies the listing in order: files already
+    found and directories already walked are skipped, so symlink loops end. `recorded` answers a
+    directory some other process listed already (the parallel walk, `cudalint.frontend.runner`);
+    applying those listings in the same order gives exactly the files and notices of a walk
+    done here."""
 
     exclude: Callable[[str, bool], bool] = lambda path, is_dir: False
     respect_gitignore: bool = True
     listings: Listings = field(default_factory=Listings)  # shared with the configuration lookup
     found: list[Found] = field(default_factory=list)
     notices: list[WalkNotice] = field(default_factory=list)
+    recorded: Callable[[str], Listed | None] = field(default=lambda directory: None, repr=False)
     _seen_dirs: set[tuple[int, int]] = field(default_factory=set)
     _seen_files: set[tuple[int, int]] = field(default_factory=set)
     _gitignore_cache: dict[str, IgnoreFile | None] = field(default_factory=dict)
@@ -464,18 +500,24 @@ class Walker:
         for _ in self.walking(root):
             pass
 
-    def walking(self, root: str) -> Iterator[Found]:
-        """Walk a directory (absolute path) the user named, yielding the `fresh` files as it
-        goes (so they can be checked while the walk goes on)."""
+    def start(self, root: str) -> Pending | OSError:
+        """The walk of a directory the user named (absolute), or why it cannot be walked."""
         try:
             info = os.stat(root)
         except OSError as error:
-            problem = stat_problem(root, error)
-            self.notices.append(WalkNotice(root, problem.message, True))
+            return error
+        return Pending(root, self._ancestor_ignores(root), (info.st_dev, info.st_ino))
+
+    def walking(self, root: str) -> Iterator[Found]:
+        """Walk a directory (absolute path) the user named, yielding the `fresh` files as it
+        goes (so they can be checked while the walk goes on)."""
+        start = self.start(root)
+        if isinstance(start, OSError):
+            self.notices.append(WalkNotice(root, stat_problem(root, start).message, True))
             return
-        self._seen_dirs.add((info.st_dev, info.st_ino))
-        deferred: list[_Pending] = []
-        yield from self._walk_tree(_Pending(root, self._ancestor_ignores(root)), deferred)
+        self._seen_dirs.add(start.key)
+        deferred: list[Pending] = []
+        yield from self._walk_tree(start, deferred)
         # Directory symlinks last, so a directory reached both directly and through a link is
         # checked under its real path; each directory is walked once, so loops end.
         while deferred:
@@ -491,90 +533,153 @@ class Walker:
             self._seen_dirs.add(key)
             yield from self._walk_tree(pending, deferred)
 
-    def _walk_tree(self, start: _Pending, deferred: list[_Pending]) -> Iterator[Found]:
+    def _walk_tree(self, start: Pending, deferred: list[Pending]) -> Iterator[Found]:
         stack = [start]
         while stack:
             yield from self.fresh()
             pending = stack.pop()
-            directory = pending.directory
-            ignores = pending.ignores
-            try:
-                with os.scandir(directory) as iterator:
-                    entries = sorted(iterator, key=lambda e: e.name)
-            except FileNotFoundError:
-                self.notices.append(WalkNotice(directory, "directory vanished while it was being walked; skipped", False))
-                continue
-            except NotADirectoryError:
-                self.notices.append(WalkNotice(directory, "no longer a directory; skipped", False))
-                continue
-            except OSError as error:
-                self.notices.append(WalkNotice(directory, f"cannot read directory: {_describe_os_error(error)}", True))
-                continue
-            self.listings.record(directory, entries)
-            if self.respect_gitignore:
-                own = self._gitignore(directory)
-                if own is not None:
-                    ignores = (own,) + ignores
-            try:
-                dir_dev = os.stat(directory).st_dev
-            except OSError:
-                dir_dev = -1
-            subdirs: list[_Pending] = []
-            for entry in entries:
-                name = entry.name
-                if name == ".git":
-                    continue
-                path = entry.path
-                try:
-                    is_link = entry.is_symlink()
-                    if is_link:
-                        try:
-                            target = os.stat(path)
-                        except OSError as error:
-                            if name.endswith(NIX_SUFFIX):
-                                message = stat_problem(path, error).message
-                                self.notices.append(WalkNotice(path, f"{message}; skipped", False))
-                            continue
-                        is_dir = stat.S_ISDIR(target.st_mode)
-                        is_file = stat.S_ISREG(target.st_mode)
-                        key = (target.st_dev, target.st_ino)
-                    else:
-                        is_dir = entry.is_dir(follow_symlinks=False)
-                        is_file = entry.is_file(follow_symlinks=False)
-                        key = (dir_dev, entry.inode())
-                except OSError:
-                    # vanished between listing and looking at it
-                    continue
-                if is_dir:
-                    if self._skip(ignores, path, True):
-                        continue
-                    if is_link:
-                        try:
-                            resolved = os.path.realpath(path)
-                        except OSError:
-                            continue
-                        if resolved.startswith(NIX_STORE):
-                            continue  # a `result` link into the Nix store is build output
-                        deferred.append(_Pending(path, ignores))
-                        continue
-                    if key in self._seen_dirs:
-                        continue
-                    self._seen_dirs.add(key)
-                    subdirs.append(_Pending(path, ignores))
-                elif name.endswith(NIX_SUFFIX):
-                    if self._skip(ignores, path, False):
-                        continue
-                    if not is_file:
-                        self.notices.append(WalkNotice(path, "not a regular file (a FIFO, socket or device); skipped", False))
-                        continue
-                    self.add_file(path, False, key)
+            listed = self.recorded(pending.directory) or self.list_directory(pending)
+            if listed.error is not None:
+                raise listed.error
+            self.notices.extend(listed.notices)
+            for path, key in listed.files:
+                self.add_file(path, False, key)
+            deferred.extend(listed.links)
+            subdirs = []
+            for subdir in listed.subdirs:
+                if subdir.key not in self._seen_dirs:
+                    self._seen_dirs.add(subdir.key)
+                    subdirs.append(subdir)
             stack.extend(reversed(subdirs))
         yield from self.fresh()
+
+    def list_directory(self, pending: Pending) -> Listed:
+        """List one directory. An exception (a broken configuration the `exclude` lookup found)
+        is kept in the `Listed`: the walk raises it where it reaches this directory."""
+        try:
+            return self._list(pending)
+        except Exception as error:
+            return Listed(pending.directory, [], [], [], [], error)
+
+    def _list(self, pending: Pending) -> Listed:
+        directory = pending.directory
+        ignores = pending.ignores
+        assert ignores is not None, f"{directory} was listed elsewhere, but its listing is missing"
+        listed = Listed(directory, [], [], [], [])
+        try:
+            with os.scandir(directory) as iterator:
+                entries = sorted(iterator, key=lambda e: e.name)
+        except FileNotFoundError:
+            listed.notices.append(WalkNotice(directory, "directory vanished while it was being walked; skipped", False))
+            return listed
+        except NotADirectoryError:
+            listed.notices.append(WalkNotice(directory, "no longer a directory; skipped", False))
+            return listed
+        except OSError as error:
+            listed.notices.append(WalkNotice(directory, f"cannot read directory: {_describe_os_error(error)}", True))
+            return listed
+        self.listings.record(directory, entries)
+        if self.respect_gitignore:
+            own = self._gitignore(directory)
+            if own is not None:
+                ignores = (own,) + ignores
+        try:
+            dir_dev = os.stat(directory).st_dev
+        except OSError:
+            dir_dev = -1
+        for entry in entries:
+            name = entry.name
+            if name == ".git":
+                continue
+            path = entry.path
+            try:
+                is_link = entry.is_symlink()
+                if is_link:
+                    try:
+                        target = os.stat(path)
+                    except OSError as error:
+                        if name.endswith(NIX_SUFFIX):
+                            message = stat_problem(path, error).message
+                            listed.notices.append(WalkNotice(path, f"{message}; skipped", False))
+                        continue
+                    is_dir = stat.S_ISDIR(target.st_mode)
+                    is_file = stat.S_ISREG(target.st_mode)
+                    key = (target.st_dev, target.st_ino)
+                else:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_file = entry.is_file(follow_symlinks=False)
+                    key = (dir_dev, entry.inode())
+            except OSError:
+                # vanished between listing and looking at it
+                continue
+            if is_dir:
+                if self._skip(ignores, path, True):
+                    continue
+                if is_link:
+                    try:
+                        resolved = os.path.realpath(path)
+                    except OSError:
+                        continue
+                    if resolved.startswith(NIX_STORE):
+                        continue  # a `result` link into the Nix store is build output
+                    listed.links.append(Pending(path, ignores))
+                    continue
+                listed.subdirs.append(Pending(path, ignores, key))
+            elif name.endswith(NIX_SUFFIX):
+                if self._skip(ignores, path, False):
+                    continue
+                if not is_file:
+                    listed.notices.append(WalkNotice(path, "not a regular file (a FIFO, socket or device); skipped", False))
+                    continue
+                listed.files.append((path, key))
+        return listed
 
     def _skip(self, ignores: tuple[IgnoreFile, ...], path: str, is_dir: bool) -> bool:
         if self.exclude(path, is_dir):
             return True
         return self.respect_gitignore and is_ignored(ignores, path, is_dir)
+
+    # The parallel walk: the parent lists the top directories (`split`), workers list whole
+    # subtrees (`list_subtree`), the parent applies all the listings in order (`walking`).
+
+    def split(self, start: Pending, wanted: int) -> tuple[dict[str, Listed], list[Pending]]:
+        """List directories breadth first from `start` until `wanted` directories are left
+        unlisted (the subtrees to hand out), or none. Returns the listings and those subtrees."""
+        listings: dict[str, Listed] = {}
+        seen = {start.key}
+        frontier = collections.deque([start])
+        while frontier and len(frontier) < wanted:
+            pending = frontier.popleft()
+            listed = listings[pending.directory] = self.list_directory(pending)
+            if listed.error is not None:
+                break
+            for subdir in listed.subdirs:
+                if subdir.key not in seen:  # a directory mounted inside itself
+                    seen.add(subdir.key)
+                    frontier.append(subdir)
+        return listings, list(frontier)
+
+    def list_subtree(self, start: Pending) -> dict[str, Listed]:
+        """List `start` and the real directories below it, each once, in the order a walk
+        lists them. The directories listed here travel without their ignore files; those
+        not listed (seen twice here, or after an error) keep theirs for the walk to list them."""
+        listings: dict[str, Listed] = {}
+        seen = {start.key}
+        stack = [start]
+        while stack:
+            pending = stack.pop()
+            listed = listings[pending.directory] = self.list_directory(pending)
+            if listed.error is not None:
+                break
+            subdirs = []
+            for subdir in listed.subdirs:
+                if subdir.key not in seen:
+                    seen.add(subdir.key)
+                    subdirs.append(subdir)
+            stack.extend(reversed(subdirs))
+        for listed in listings.values():
+            listed.subdirs[:] = [subdir._replace(ignores=None) if subdir.directory in listings else subdir for subdir in listed.subdirs]
+        return listings
 
 
 @lru_cache(maxsize=4096)

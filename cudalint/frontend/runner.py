@@ -10,12 +10,14 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import difflib
+import functools
 import itertools
 import os
 import re
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cudalint.frontend import files
 from cudalint.frontend.config import DEFERRED_PIN, FileSettings, with_pin
@@ -23,6 +25,9 @@ from cudalint.frontend.newcode import NewLines, Scope
 from cudalint.knowledge.pins import Pin
 from cudalint.lint.results import FileResult, ReportedTarget
 from cudalint.nix.source import SourceFile
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 CHECK, FIX, DIFF = "check", "fix", "diff"
 
@@ -340,6 +345,17 @@ def _warm_up() -> None:
     language()
 
 
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        context = multiprocessing.get_context()
+    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_init)
+
+
 def run(
     tasks: Iterable[Task],
     table: Sequence[FileSettings],
@@ -363,14 +379,7 @@ def run(
             if progress:
                 progress(index + 1)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    try:
-        context = multiprocessing.get_context("fork")
-    except ValueError:
-        context = multiprocessing.get_context()
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init)
+    pool = _pool(jobs)
     try:
         submitted = []
         for start in itertools.count(0, BATCH):
@@ -389,3 +398,150 @@ def run(
                     progress(done)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# A directory walk shared with the workers
+
+# Subtrees handed out per job: enough that the workers stay busy to the end although subtrees
+# differ in size, few enough that their round trips cost nothing.
+SUBTREES_PER_JOB = 32
+
+
+def can_walk_in_parallel(jobs: int) -> bool:
+    """Whether workers can walk subtrees: forked workers inherit the walk's state (elsewhere the
+    parent walks, and hands out the files it finds)."""
+    return jobs > 1 and can_defer_pins()
+
+
+@dataclass(frozen=True)
+class _WalkJob:
+    """What a forked worker needs to list and check subtrees (set before the pool forks)."""
+
+    walker: files.Walker
+    task_for: Callable[[files.Found], Task]  # a worker's own copy: its settings go to its own table
+    table: Sequence[FileSettings]
+    mode: Mode | None  # None: list only (a run that writes checks the files after the whole walk)
+
+
+_walk_job: _WalkJob | None = None
+_UNCHECKED = Processed(None)
+
+
+def _walk_subtree(start: files.Pending) -> tuple[dict[str, files.Listed], dict, dict[str, Processed | None]]:
+    """In a worker: list a subtree and check the files found in it (each file once). Returns
+    the listings, what they learnt of the config and pin files, and the results by path (None:
+    nothing to report)."""
+    job = _walk_job
+    assert job is not None, "a subtree job runs in a forked worker"
+    listings = job.walker.list_subtree(start)
+    checked: dict[str, Processed | None] = {}
+    if job.mode is not None:
+        seen: set[tuple[int, int]] = set()
+        for listed in listings.values():
+            for path, key in listed.files:
+                if key in seen:
+                    continue
+                seen.add(key)
+                task = job.task_for(files.Found(path, False, key))
+                processed = process_task(task, job.table[task.settings], job.mode)
+                checked[path] = None if processed == _nothing_to_report(task) else processed
+    return listings, job.walker.listings.of(listings), checked
+
+
+@dataclass
+class _RootWalk:
+    """The parallel walk of one directory the user named: what the parent listed, the workers'
+    subtrees (by top directory) and the batches of the files the parent found (by path)."""
+
+    listed: dict[str, files.Listed] = field(default_factory=dict)
+    subtrees: dict[str, Future] = field(default_factory=dict)
+    batches: dict[str, tuple[list[Task], Future]] = field(default_factory=dict)
+    checked: dict[str, Processed | None] = field(default_factory=dict)
+
+    def recorded(self, walker: files.Walker, directory: str) -> files.Listed | None:
+        listed = self.listed.pop(directory, None)
+        if listed is None and directory in self.subtrees:
+            listings, learnt, checked = self.subtrees.pop(directory).result()
+            self.listed.update(listings)
+            walker.listings.update(learnt)
+            self.checked.update(checked)
+            listed = self.listed.pop(directory)
+        return listed
+
+    def result(self, path: str) -> Processed | None:
+        """A file's result (None: nothing to report), or `_UNCHECKED`."""
+        if path in self.batches:
+            tasks, future = self.batches[path]
+            for task, processed in zip(tasks, future.result()):
+                self.batches.pop(task.path, None)
+                self.checked[task.path] = processed
+        return self.checked.pop(path, _UNCHECKED)
+
+
+def walk_and_run(
+    walker: files.Walker,
+    roots: Sequence[str],
+    mode: Mode,
+    jobs: int,
+    task_for: Callable[[files.Found], Task],
+    table: Sequence[FileSettings],
+    display: Callable[[str], str],
+    leftovers: list[files.Found],
+    progress: Callable[[int], None] | None = None,
+    pin_lookup: Callable[[str], Pin] | None = None,
+) -> Iterator[tuple[Task, Processed]]:
+    """Walk `roots` (absolute directories, in order) with the workers (`can_walk_in_parallel`):
+    the parent lists the top directories and hands the subtrees below to the workers, which
+    list them and check their files; the parent applies all the listings in the order of a walk
+    done in one process (`Walker.walking`), so `walker.found` and `walker.notices` are exactly
+    those, and so is the first broken configuration raised. Yields the files the workers
+    checked with their results (tasks that carry no settings); appends the other files found to
+    `leftovers` (all of them when `mode` writes files: they are checked after the whole walk).
+    `task_for` makes a file's task in a worker."""
+    global _pin_lookup, _walk_job
+    _pin_lookup = pin_lookup
+    _warm_up()
+    writes = mode == FIX or isinstance(mode, AddSuppressions)
+    _walk_job = _WalkJob(walker, task_for, table, None if writes else mode)
+    pool = None
+    walks = []
+    recorded = walker.recorded
+    try:
+        for root in roots:
+            walk = _RootWalk()
+            walks.append(walk)
+            start = walker.start(root)
+            if isinstance(start, OSError):
+                continue  # `walking` says why
+            walk.listed, below = walker.split(start, SUBTREES_PER_JOB * jobs)
+            if not below:
+                continue  # a small tree: the parent listed it all
+            if pool is None:
+                pool = _pool(jobs)
+            if not writes:  # the files of the directories the parent listed go first, in batches
+                top = [task_for(files.Found(path, False, key)) for listed in walk.listed.values() for path, key in listed.files]
+                for begin in range(0, len(top), BATCH):
+                    batch = top[begin : begin + BATCH]
+                    future = pool.submit(_work, _Batch(tuple(batch), {task.settings: table[task.settings] for task in batch}, mode))
+                    walk.batches.update((task.path, (batch, future)) for task in batch)
+            for pending in below:
+                walk.subtrees[pending.directory] = pool.submit(_walk_subtree, pending)
+        done = 0
+        for root, walk in zip(roots, walks):
+            walker.recorded = functools.partial(walk.recorded, walker)
+            for found in walker.walking(root):
+                processed = walk.result(found.path)
+                if processed is _UNCHECKED:
+                    leftovers.append(found)
+                    continue
+                task = Task(found.path, display(found.path), -1, found.explicit)
+                yield task, processed or _nothing_to_report(task)
+                done += 1
+                if progress:
+                    progress(done)
+    finally:
+        walker.recorded = recorded
+        _walk_job = None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
