@@ -77,8 +77,10 @@ def build_tree(top: Path, fifo: bool = True) -> Path:
 
 @pytest.fixture
 def subtrees(monkeypatch) -> list[int]:
-    """Hand out subtrees after listing a few directories; count the subtrees handed out."""
+    """Hand out subtrees after listing a few directories, check the files with a finding on
+    their own as large files are; count the subtrees handed out."""
     monkeypatch.setattr(runner, "SUBTREES_PER_JOB", 1)
+    monkeypatch.setattr(runner, "LARGE_FILE", len(FINDING))
     handed: list[int] = []
     split = files.Walker.split
 

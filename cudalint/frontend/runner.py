@@ -7,6 +7,7 @@ skipped), notices for stderr, and whether something went wrong that the user mus
 
 from __future__ import annotations
 
+import collections
 import copyreg
 import dataclasses
 import difflib
@@ -406,6 +407,10 @@ def run(
 # Subtrees handed out per job: enough that the workers stay busy to the end although subtrees
 # differ in size, few enough that their round trips cost nothing.
 SUBTREES_PER_JOB = 32
+# A file this large is checked on its own, before the subtrees still waiting: one such file can
+# take as long as a whole subtree (a generated package set), and started last it would be the
+# run's tail.
+LARGE_FILE = 1 << 20
 
 
 def can_walk_in_parallel(jobs: int) -> bool:
@@ -428,14 +433,31 @@ _walk_job: _WalkJob | None = None
 _UNCHECKED = Processed(None)
 
 
-def _walk_subtree(start: files.Pending) -> tuple[dict[str, files.Listed], dict, dict[str, Processed | None]]:
-    """In a worker: list a subtree and check the files found in it (each file once). Returns
-    the listings, what they learnt of the config and pin files, and the results by path (None:
-    nothing to report)."""
+@dataclass
+class _Subtree:
+    """What a worker sends back for a subtree: its listings, what they learnt of the config and
+    pin files (`Listings.of`), the results by path (None: nothing to report) and the large files
+    it left unchecked."""
+
+    listings: dict[str, files.Listed]
+    learnt: dict
+    checked: dict[str, Processed | None]
+    large: list[tuple[str, tuple[int, int]]]
+
+
+def _is_large(path: str) -> bool:
+    try:
+        return os.stat(path).st_size >= LARGE_FILE
+    except OSError:
+        return False  # the check says why
+
+
+def _walk_subtree(start: files.Pending) -> _Subtree:
+    """In a worker: list a subtree and check the files found in it, each once."""
     job = _walk_job
     assert job is not None, "a subtree job runs in a forked worker"
     listings = job.walker.list_subtree(start)
-    checked: dict[str, Processed | None] = {}
+    subtree = _Subtree(listings, job.walker.listings.of(listings), {}, [])
     if job.mode is not None:
         seen: set[tuple[int, int]] = set()
         for listed in listings.values():
@@ -443,39 +465,95 @@ def _walk_subtree(start: files.Pending) -> tuple[dict[str, files.Listed], dict, 
                 if key in seen:
                     continue
                 seen.add(key)
+                if _is_large(path):
+                    subtree.large.append((path, key))
+                    continue
                 task = job.task_for(files.Found(path, False, key))
                 processed = process_task(task, job.table[task.settings], job.mode)
-                checked[path] = None if processed == _nothing_to_report(task) else processed
-    return listings, job.walker.listings.of(listings), checked
+                subtree.checked[path] = None if processed == _nothing_to_report(task) else processed
+    return subtree
+
+
+class _Scheduler:
+    """Keeps `2 * jobs` jobs in flight, the urgent ones (large files) first. The parent drives it
+    (`step`) while it waits for a result."""
+
+    def __init__(self, pool: ProcessPoolExecutor, jobs: int) -> None:
+        self.pool = pool
+        self.limit = 2 * jobs
+        self.urgent: collections.deque = collections.deque()
+        self.waiting: collections.deque = collections.deque()
+        self.running: dict[Future, Callable] = {}
+
+    def add(self, function: Callable, argument, on_done: Callable, urgent: bool = False) -> None:
+        (self.urgent if urgent else self.waiting).append((function, argument, on_done))
+        self._fill()
+
+    def _fill(self) -> None:
+        while len(self.running) < self.limit and (self.urgent or self.waiting):
+            function, argument, on_done = (self.urgent or self.waiting).popleft()
+            self.running[self.pool.submit(function, argument)] = on_done
+
+    def step(self) -> None:
+        """Wait for jobs to finish and hand their results on."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        assert self.running, "waiting for a job that was never started"
+        done, _ = wait(self.running, return_when=FIRST_COMPLETED)
+        for future in done:
+            self.running.pop(future)(future.result())
+        self._fill()
 
 
 @dataclass
 class _RootWalk:
-    """The parallel walk of one directory the user named: what the parent listed, the workers'
-    subtrees (by top directory) and the batches of the files the parent found (by path)."""
+    """The parallel walk of one directory the user named: the listings (the parent's, and the
+    workers' as they come), the subtrees and files still out, the results by path."""
 
+    walker: files.Walker
+    scheduler: _Scheduler
+    task_for: Callable[[files.Found], Task]
+    table: Sequence[FileSettings]
+    mode: Mode
     listed: dict[str, files.Listed] = field(default_factory=dict)
-    subtrees: dict[str, Future] = field(default_factory=dict)
-    batches: dict[str, tuple[list[Task], Future]] = field(default_factory=dict)
+    subtrees: set[str] = field(default_factory=set)  # top directories of the subtrees out
+    files_out: set[str] = field(default_factory=set)  # files out in batches
     checked: dict[str, Processed | None] = field(default_factory=dict)
 
-    def recorded(self, walker: files.Walker, directory: str) -> files.Listed | None:
-        listed = self.listed.pop(directory, None)
-        if listed is None and directory in self.subtrees:
-            listings, learnt, checked = self.subtrees.pop(directory).result()
-            self.listed.update(listings)
-            walker.listings.update(learnt)
-            self.checked.update(checked)
-            listed = self.listed.pop(directory)
-        return listed
+    def check(self, found: list[tuple[str, tuple[int, int]]], urgent: bool) -> None:
+        tasks = [self.task_for(files.Found(path, False, key)) for path, key in found]
+        size = 1 if urgent else BATCH
+        for begin in range(0, len(tasks), size):
+            batch = tasks[begin : begin + size]
+            self.files_out.update(task.path for task in batch)
+            settings = {task.settings: self.table[task.settings] for task in batch}
+            self.scheduler.add(_work, _Batch(tuple(batch), settings, self.mode), functools.partial(self._checked, batch), urgent)
+
+    def _checked(self, batch: list[Task], results: list[Processed | None]) -> None:
+        for task, processed in zip(batch, results):
+            self.files_out.discard(task.path)
+            self.checked[task.path] = processed
+
+    def walk_subtree(self, start: files.Pending) -> None:
+        self.subtrees.add(start.directory)
+        self.scheduler.add(_walk_subtree, start, functools.partial(self._walked, start.directory))
+
+    def _walked(self, directory: str, subtree: _Subtree) -> None:
+        self.subtrees.discard(directory)
+        self.listed.update(subtree.listings)
+        self.walker.listings.update(subtree.learnt)
+        self.checked.update(subtree.checked)
+        self.check(subtree.large, urgent=True)
+
+    def recorded(self, directory: str) -> files.Listed | None:
+        while directory in self.subtrees:
+            self.scheduler.step()
+        return self.listed.pop(directory, None)
 
     def result(self, path: str) -> Processed | None:
         """A file's result (None: nothing to report), or `_UNCHECKED`."""
-        if path in self.batches:
-            tasks, future = self.batches[path]
-            for task, processed in zip(tasks, future.result()):
-                self.batches.pop(task.path, None)
-                self.checked[task.path] = processed
+        while path in self.files_out:
+            self.scheduler.step()
         return self.checked.pop(path, _UNCHECKED)
 
 
@@ -498,40 +576,42 @@ def walk_and_run(
     those, and so is the first broken configuration raised. Yields the files the workers
     checked with their results (tasks that carry no settings); appends the other files found to
     `leftovers` (all of them when `mode` writes files: they are checked after the whole walk).
-    `task_for` makes a file's task in a worker."""
+    `task_for` makes a file's task (in a worker: its settings go to the worker's copy of `table`)."""
     global _pin_lookup, _walk_job
     _pin_lookup = pin_lookup
     _warm_up()
     writes = mode == FIX or isinstance(mode, AddSuppressions)
     _walk_job = _WalkJob(walker, task_for, table, None if writes else mode)
     pool = None
+    scheduler = None
     walks = []
     recorded = walker.recorded
     try:
         for root in roots:
-            walk = _RootWalk()
-            walks.append(walk)
             start = walker.start(root)
             if isinstance(start, OSError):
-                continue  # `walking` says why
-            walk.listed, below = walker.split(start, SUBTREES_PER_JOB * jobs)
+                walks.append(None)  # `walking` says why
+                continue
+            top, below = walker.split(start, SUBTREES_PER_JOB * jobs)
             if not below:
-                continue  # a small tree: the parent listed it all
-            if pool is None:
+                walks.append(None)  # a small tree: the parent listed it all
+                continue
+            if scheduler is None:
                 pool = _pool(jobs)
-            if not writes:  # the files of the directories the parent listed go first, in batches
-                top = [task_for(files.Found(path, False, key)) for listed in walk.listed.values() for path, key in listed.files]
-                for begin in range(0, len(top), BATCH):
-                    batch = top[begin : begin + BATCH]
-                    future = pool.submit(_work, _Batch(tuple(batch), {task.settings: table[task.settings] for task in batch}, mode))
-                    walk.batches.update((task.path, (batch, future)) for task in batch)
+                scheduler = _Scheduler(pool, jobs)
+            walk = _RootWalk(walker, scheduler, task_for, table, mode, top)
+            walks.append(walk)
+            if not writes:  # the files of the directories the parent listed go first
+                found = [found for listed in top.values() for found in listed.files]
+                walk.check([(path, key) for path, key in found if _is_large(path)], urgent=True)
+                walk.check([(path, key) for path, key in found if path not in walk.files_out], urgent=False)
             for pending in below:
-                walk.subtrees[pending.directory] = pool.submit(_walk_subtree, pending)
+                walk.walk_subtree(pending)
         done = 0
         for root, walk in zip(roots, walks):
-            walker.recorded = functools.partial(walk.recorded, walker)
+            walker.recorded = walk.recorded if walk is not None else recorded
             for found in walker.walking(root):
-                processed = walk.result(found.path)
+                processed = walk.result(found.path) if walk is not None else _UNCHECKED
                 if processed is _UNCHECKED:
                     leftovers.append(found)
                     continue
