@@ -7,9 +7,11 @@ hand subtrees to the workers after listing a few directories, and each test chec
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import pytest
 from cudalint.frontend import files, runner
 from cudalint.frontend.cli import main
 from cudalint.frontend.config import Overrides, Resolver
+from requirements import require_executable
 
 pytestmark = pytest.mark.skipif(not runner.can_defer_pins(), reason="the parallel walk needs the fork start method")
 
@@ -154,7 +157,7 @@ def test_the_shared_walk_finds_what_the_walk_in_one_process_finds(tmp_path, monk
     assert ("locked", True) in messages and ("broken.nix", False) in messages and ("fifo.nix", False) in messages
 
 
-def check_both(argv: list[str], top: Path, monkeypatch, capsys, locked: bool = False, paths: tuple[str, ...] = ("tree",)) -> tuple[int, str, str]:
+def check_both(argv: list[str], top: Path, monkeypatch, capsys, locked: bool = False, paths: tuple[str, ...] = ("tree",), stdin: bytes = b"") -> tuple[int, str, str]:
     """Run `cudalint check ARGV PATHS` with --jobs 1, 2 and 3 on copies of the same tree; all
     must agree (the output, the exit code and the files afterwards)."""
     copies = {}
@@ -167,6 +170,7 @@ def check_both(argv: list[str], top: Path, monkeypatch, capsys, locked: bool = F
         lock(monkeypatch)
     outcomes = {}
     for jobs, copy in copies.items():
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
         outcome = run(["check", "--jobs", str(jobs), *argv, *paths], copy, monkeypatch, capsys)
         assert "usage:" not in outcome[2]
         contents = {str(p.relative_to(copy)): p.read_bytes() for p in sorted(copy.rglob("*.nix")) if p.is_file() and not p.is_symlink()}
@@ -229,6 +233,22 @@ def test_several_named_directories_and_no_gitignore(tmp_path, monkeypatch, capsy
     code, out, err = check_both(["--output-format", "json", "--no-respect-gitignore"], top, monkeypatch, capsys, paths=("tree/c", "tree/b"))
     reported = {d["filename"] for d in json.loads(out)}
     assert "tree/a/x.gen.nix" not in reported and "tree/c/x.gen.nix" in reported  # only the named directories, ignores off
+
+
+def test_new_from_rev_and_a_named_file_and_stdin_agree_for_any_jobs(tmp_path, monkeypatch, capsys, subtrees) -> None:
+    require_executable("git", "--new-from-rev asks git what changed")
+    top = tree_without_outside_links(tmp_path)
+    for arguments in (["init", "-q"], ["add", "."], ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base"]):
+        subprocess.run(["git", *arguments], cwd=top, check=True, capture_output=True)
+    with open(top / "tree" / "e" / "sub1" / "e1.nix", "a") as handle:
+        handle.write("# changed\n")
+    write(top / "tree" / "h" / "sub2" / "new.nix", FINDING)  # untracked: new
+    options = ["--output-format", "json", "--new-from-rev", "HEAD", "--stdin-filename", "tree/c/stdin.nix"]
+    code, out, err = check_both(options, top, monkeypatch, capsys, paths=("tree/b/sub1/b1.nix", "tree", "-"), stdin=FINDING.encode())
+    assert subtrees and code == 1
+    assert {f["filename"] for f in json.loads(out)} == {"tree/h/sub2/new.nix"}  # new lines only
+    code, out, err = check_both(["--output-format", "json", "--stdin-filename", "tree/c/stdin.nix"], top, monkeypatch, capsys, paths=("tree", "-"), stdin=FINDING.encode())
+    assert "tree/c/stdin.nix" in {f["filename"] for f in json.loads(out)}
 
 
 def test_without_fork_the_parent_walks(tmp_path, monkeypatch, capsys) -> None:
