@@ -157,6 +157,21 @@ def test_the_shared_walk_finds_what_the_walk_in_one_process_finds(tmp_path, monk
     assert ("locked", True) in messages and ("broken.nix", False) in messages and ("fifo.nix", False) in messages
 
 
+def test_a_subtree_holding_a_directory_walked_before_is_walked_again_here(tmp_path) -> None:
+    """A directory mounted twice (here: a subtree's walk that claims a directory the walk has
+    seen) makes the walk list that subtree itself rather than take the other process's word."""
+    root = build_tree(tmp_path)
+    alone = files.Walker()
+    alone.walk(str(root))
+    walker = files.Walker()
+    top = str(root / "c")
+    info = os.stat(root)
+    claimed = files.Walked(top, [("not-found-here.nix", (0, 0))], [(info.st_dev, info.st_ino)], [], [])
+    walker.recorded = lambda directory: claimed if directory == top else None
+    walker.walk(str(root))
+    assert walker.found == alone.found and walker.notices == alone.notices
+
+
 def check_both(argv: list[str], top: Path, monkeypatch, capsys, locked: bool = False, paths: tuple[str, ...] = ("tree",), stdin: bytes = b"") -> tuple[int, str, str]:
     """Run `cudalint check ARGV PATHS` with --jobs 1, 2 and 3 on copies of the same tree; all
     must agree (the output, the exit code and the files afterwards)."""

@@ -351,6 +351,7 @@ class Listings:
 
     def __init__(self) -> None:
         self._present: dict[str, dict[str, tuple[bool, bool]]] = {}  # directory -> name -> (is_file, exists)
+        self._order: list[str] = []  # the directories in the order they were listed
 
     def record(self, directory: str, entries: Iterable[os.DirEntry]) -> None:
         present = self._NONE
@@ -365,10 +366,15 @@ class Listings:
                     present = {}
                 present[entry.name] = (is_file, exists)
         self._present[directory] = present
+        self._order.append(directory)
 
-    def of(self, directories: Iterable[str]) -> dict[str, dict[str, tuple[bool, bool]]]:
-        """What was learnt about these (listed) directories, for `update` in another process."""
-        return {directory: self._present[directory] for directory in directories if directory in self._present}
+    def mark(self) -> int:
+        return len(self._order)
+
+    def since(self, mark: int) -> dict[str, dict[str, tuple[bool, bool]]]:
+        """What was learnt about the directories listed since `mark()`, for `update` in another
+        process."""
+        return {directory: self._present[directory] for directory in self._order[mark:]}
 
     def update(self, learnt: dict[str, dict[str, tuple[bool, bool]]]) -> None:
         self._present.update(learnt)
@@ -425,6 +431,21 @@ class Listed(NamedTuple):
     error: Exception | None = None
 
 
+class Walked(NamedTuple):
+    """A subtree another process walked from `top` as `Walker.walking` would, given that none
+    of its directories had been walked before: the files (in walk order, not deduplicated),
+    the directories below `top` it walked, the directory symlinks it met, its notices and
+    the error (a broken configuration) it stopped at. Lists and tuples only: it crosses
+    process boundaries in bulk."""
+
+    top: str
+    files: list[tuple[str, tuple[int, int]]]
+    dirs: list[tuple[int, int]]
+    links: list[Pending]
+    notices: list[WalkNotice]
+    error: Exception | None = None
+
+
 @dataclass
 class Walker:
     """Collects the files under directories. `exclude(path, is_dir)` is asked for every entry
@@ -432,16 +453,17 @@ class Walker:
 
     A walk lists each directory (`Listed`), then applies the listing in order: files already
     found and directories already walked are skipped, so symlink loops end. `recorded` answers a
-    directory some other process listed already (the parallel walk, `cudalint.frontend.runner`);
-    applying those listings in the same order gives exactly the files and notices of a walk
-    done here."""
+    directory another process listed already, or a whole subtree it walked (`Walked`; the
+    parallel walk, `cudalint.frontend.runner`): applied in the same order they give exactly the
+    files and notices of a walk done here. A subtree holding a directory walked before (a
+    directory mounted twice) is walked here instead."""
 
     exclude: Callable[[str, bool], bool] = lambda path, is_dir: False
     respect_gitignore: bool = True
     listings: Listings = field(default_factory=Listings)  # shared with the configuration lookup
     found: list[Found] = field(default_factory=list)
     notices: list[WalkNotice] = field(default_factory=list)
-    recorded: Callable[[str], Listed | None] = field(default=lambda directory: None, repr=False)
+    recorded: Callable[[str], Listed | Walked | None] = field(default=lambda directory: None, repr=False)
     _seen_dirs: set[tuple[int, int]] = field(default_factory=set)
     _seen_files: set[tuple[int, int]] = field(default_factory=set)
     _gitignore_cache: dict[str, IgnoreFile | None] = field(default_factory=dict)
@@ -538,7 +560,14 @@ class Walker:
         while stack:
             yield from self.fresh()
             pending = stack.pop()
-            listed = self.recorded(pending.directory) or self.list_directory(pending)
+            listed = self.recorded(pending.directory)
+            if isinstance(listed, Walked):
+                if self._seen_dirs.isdisjoint(listed.dirs):
+                    self._apply(listed, deferred)
+                    continue
+                listed = None
+            if listed is None:
+                listed = self.list_directory(pending)
             if listed.error is not None:
                 raise listed.error
             self.notices.extend(listed.notices)
@@ -552,6 +581,15 @@ class Walker:
                     subdirs.append(subdir)
             stack.extend(reversed(subdirs))
         yield from self.fresh()
+
+    def _apply(self, walked: Walked, deferred: list[Pending]) -> None:
+        self.notices.extend(walked.notices)
+        for path, key in walked.files:
+            self.add_file(path, False, key)
+        deferred.extend(walked.links)
+        self._seen_dirs.update(walked.dirs)
+        if walked.error is not None:
+            raise walked.error
 
     def list_directory(self, pending: Pending) -> Listed:
         """List one directory. An exception (a broken configuration the `exclude` lookup found)
@@ -659,27 +697,28 @@ class Walker:
                     frontier.append(subdir)
         return listings, list(frontier)
 
-    def list_subtree(self, start: Pending) -> dict[str, Listed]:
-        """List `start` and the real directories below it, each once, in the order a walk
-        lists them. The directories listed here travel without their ignore files; those
-        not listed (seen twice here, or after an error) keep theirs for the walk to list them."""
-        listings: dict[str, Listed] = {}
+    def walk_subtree(self, start: Pending) -> Walked:
+        """Walk `start` and the real directories below it as `walking` would if none of them had
+        been walked before (in another process: this walker's found files and once-only sets
+        are left alone)."""
+        walked = Walked(start.directory, [], [], [], [])
         seen = {start.key}
         stack = [start]
         while stack:
-            pending = stack.pop()
-            listed = listings[pending.directory] = self.list_directory(pending)
+            listed = self.list_directory(stack.pop())
+            walked.notices.extend(listed.notices)
             if listed.error is not None:
-                break
+                return walked._replace(error=listed.error)
+            walked.files.extend(listed.files)
+            walked.links.extend(listed.links)
             subdirs = []
             for subdir in listed.subdirs:
                 if subdir.key not in seen:
                     seen.add(subdir.key)
+                    walked.dirs.append(subdir.key)
                     subdirs.append(subdir)
             stack.extend(reversed(subdirs))
-        for listed in listings.values():
-            listed.subdirs[:] = [subdir._replace(ignores=None) if subdir.directory in listings else subdir for subdir in listed.subdirs]
-        return listings
+        return walked
 
 
 @lru_cache(maxsize=4096)

@@ -435,14 +435,14 @@ _UNCHECKED = Processed(None)
 
 @dataclass
 class _Subtree:
-    """What a worker sends back for a subtree: its listings, what they learnt of the config and
-    pin files (`Listings.of`), the results by path (None: nothing to report) and the large files
-    it left unchecked."""
+    """What a worker sends back for a subtree: the walk, the results by path (None: nothing to
+    report), the large files it left unchecked and, for a run whose files the parent checks,
+    what the walk learnt of the config and pin files (`Listings.of`)."""
 
-    listings: dict[str, files.Listed]
-    learnt: dict
+    walked: files.Walked
     checked: dict[str, Processed | None]
     large: list[tuple[str, tuple[int, int]]]
+    learnt: dict
 
 
 def _is_large(path: str) -> bool:
@@ -453,24 +453,27 @@ def _is_large(path: str) -> bool:
 
 
 def _walk_subtree(start: files.Pending) -> _Subtree:
-    """In a worker: list a subtree and check the files found in it, each once."""
+    """In a worker: walk a subtree and check the files found in it, each once."""
     job = _walk_job
     assert job is not None, "a subtree job runs in a forked worker"
-    listings = job.walker.list_subtree(start)
-    subtree = _Subtree(listings, job.walker.listings.of(listings), {}, [])
-    if job.mode is not None:
-        seen: set[tuple[int, int]] = set()
-        for listed in listings.values():
-            for path, key in listed.files:
-                if key in seen:
-                    continue
-                seen.add(key)
-                if _is_large(path):
-                    subtree.large.append((path, key))
-                    continue
-                task = job.task_for(files.Found(path, False, key))
-                processed = process_task(task, job.table[task.settings], job.mode)
-                subtree.checked[path] = None if processed == _nothing_to_report(task) else processed
+    walker = job.walker
+    learnt = walker.listings.mark()
+    walked = walker.walk_subtree(start)
+    subtree = _Subtree(walked, {}, [], {})
+    if job.mode is None:
+        subtree.learnt = walker.listings.since(learnt)
+        return subtree
+    seen: set[tuple[int, int]] = set()
+    for path, key in walked.files:
+        if key in seen:
+            continue
+        seen.add(key)
+        if _is_large(path):
+            subtree.large.append((path, key))
+            continue
+        task = job.task_for(files.Found(path, False, key))
+        processed = process_task(task, job.table[task.settings], job.mode)
+        subtree.checked[path] = None if processed == _nothing_to_report(task) else processed
     return subtree
 
 
@@ -516,6 +519,7 @@ class _RootWalk:
     table: Sequence[FileSettings]
     mode: Mode
     listed: dict[str, files.Listed] = field(default_factory=dict)
+    walked: dict[str, files.Walked] = field(default_factory=dict)  # by top directory
     subtrees: set[str] = field(default_factory=set)  # top directories of the subtrees out
     files_out: set[str] = field(default_factory=set)  # files out in batches
     checked: dict[str, Processed | None] = field(default_factory=dict)
@@ -540,15 +544,15 @@ class _RootWalk:
 
     def _walked(self, directory: str, subtree: _Subtree) -> None:
         self.subtrees.discard(directory)
-        self.listed.update(subtree.listings)
+        self.walked[directory] = subtree.walked
         self.walker.listings.update(subtree.learnt)
         self.checked.update(subtree.checked)
         self.check(subtree.large, urgent=True)
 
-    def recorded(self, directory: str) -> files.Listed | None:
+    def recorded(self, directory: str) -> files.Listed | files.Walked | None:
         while directory in self.subtrees:
             self.scheduler.step()
-        return self.listed.pop(directory, None)
+        return self.listed.pop(directory, None) or self.walked.pop(directory, None)
 
     def result(self, path: str) -> Processed | None:
         """A file's result (None: nothing to report), or `_UNCHECKED`."""
@@ -571,9 +575,9 @@ def walk_and_run(
 ) -> Iterator[tuple[Task, Processed]]:
     """Walk `roots` (absolute directories, in order) with the workers (`can_walk_in_parallel`):
     the parent lists the top directories and hands the subtrees below to the workers, which
-    list them and check their files; the parent applies all the listings in the order of a walk
-    done in one process (`Walker.walking`), so `walker.found` and `walker.notices` are exactly
-    those, and so is the first broken configuration raised. Yields the files the workers
+    walk them and check their files; the parent applies its listings and their walks in the
+    order of a walk done in one process (`Walker.walking`), so `walker.found` and
+    `walker.notices` are exactly those, and so is the first broken configuration raised. Yields the files the workers
     checked with their results (tasks that carry no settings); appends the other files found to
     `leftovers` (all of them when `mode` writes files: they are checked after the whole walk).
     `task_for` makes a file's task (in a worker: its settings go to the worker's copy of `table`)."""
