@@ -279,7 +279,11 @@ def _add_suppressions(processed: Processed, display: str, read: files.ReadSource
     return processed
 
 
-def process_task(task: Task, settings: FileSettings, mode: Mode) -> Processed:
+# `process_task(..., large=N)` for a file of N bytes or more: not checked (see `LARGE_FILE`)
+LARGE = Processed(None)
+
+
+def process_task(task: Task, settings: FileSettings, mode: Mode, large: int | None = None) -> Processed:
     try:
         if task.path is None:
             assert task.text is not None
@@ -293,6 +297,8 @@ def process_task(task: Task, settings: FileSettings, mode: Mode) -> Processed:
             read = files.read_source(task.path, settings.max_file_size)
         if isinstance(read, files.ReadProblem):
             return read_problem(task.display, read, task.explicit)
+        if large is not None and len(read.raw) >= large:
+            return LARGE
         return process_source(task.display, read, settings, mode, task.path, task.new)
     except Exception:
         return Processed(
@@ -468,12 +474,12 @@ def _walk_subtree(start: files.Pending) -> _Subtree:
         if key in seen:
             continue
         seen.add(key)
-        if _is_large(path):
-            subtree.large.append((path, key))
-            continue
         task = job.task_for(files.Found(path, False, key))
-        processed = process_task(task, job.table[task.settings], job.mode)
-        subtree.checked[path] = None if processed == _nothing_to_report(task) else processed
+        processed = process_task(task, job.table[task.settings], job.mode, large=LARGE_FILE)
+        if processed is LARGE:
+            subtree.large.append((path, key))
+        else:
+            subtree.checked[path] = None if processed == _nothing_to_report(task) else processed
     return subtree
 
 
