@@ -458,6 +458,13 @@ def _is_large(path: str) -> bool:
         return False  # the check says why
 
 
+def _subdirectories(pending: files.Pending) -> int:
+    try:
+        return os.stat(pending.directory).st_nlink
+    except OSError:
+        return 0
+
+
 def _walk_subtree(start: files.Pending) -> _Subtree:
     """In a worker: walk a subtree and check the files found in it, each once."""
     job = _walk_job
@@ -615,7 +622,9 @@ def walk_and_run(
                 found = [found for listed in top.values() for found in listed.files]
                 walk.check([(path, key) for path, key in found if _is_large(path)], urgent=True)
                 walk.check([(path, key) for path, key in found if path not in walk.files_out], urgent=False)
-            for pending in below:
+            # the largest subtrees first, so that small ones fill the end (largest: by the
+            # subdirectories a link count shows; file systems without one keep the walk's order)
+            for pending in sorted(below, key=_subdirectories, reverse=True):
                 walk.walk_subtree(pending)
         done = 0
         for root, walk in zip(roots, walks):
