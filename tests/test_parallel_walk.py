@@ -25,7 +25,7 @@ from requirements import require_executable
 pytestmark = pytest.mark.skipif(not runner.can_defer_pins(), reason="the parallel walk needs the fork start method")
 
 # CUDA001 fires (with an unsafe fix); an unused suppression (CUDA901) has a safe fix
-FINDING = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  pname = \"x\"; src = ./.;\n  nativeBuildInputs = [ cudatoolkit ];\n}\n"
+FINDING = '{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  pname = "x"; src = ./.;\n  nativeBuildInputs = [ cudatoolkit ];\n}\n'
 SAFE = "{ x }:\nx # cudalint: ignore[CUDA001]\n"
 CLEAN = "{ x }: x\n"
 LOCK = {"nodes": {"root": {"inputs": {"nixpkgs": "nixpkgs"}}, "nixpkgs": {"locked": {"lastModified": 1719792000}, "original": {"repo": "nixpkgs"}}}, "root": "root", "version": 7}

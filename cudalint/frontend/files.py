@@ -410,11 +410,11 @@ class WalkNotice:
 
 
 class Pending(NamedTuple):
-    """A directory to list: its `.gitignore` files so far (deepest first; None when another
-    process listed it and its `Listed` travels with it) and its (st_dev, st_ino)."""
+    """A directory to list: its `.gitignore` files so far (deepest first) and its (st_dev,
+    st_ino) (None for a directory symlink: its target's is looked up when it is walked)."""
 
     directory: str
-    ignores: tuple[IgnoreFile, ...] | None
+    ignores: tuple[IgnoreFile, ...]
     key: tuple[int, int] | None = None
 
 
@@ -602,7 +602,6 @@ class Walker:
     def _list(self, pending: Pending) -> Listed:
         directory = pending.directory
         ignores = pending.ignores
-        assert ignores is not None, f"{directory} was listed elsewhere, but its listing is missing"
         listed = Listed(directory, [], [], [], [])
         try:
             with os.scandir(directory) as iterator:
@@ -677,8 +676,8 @@ class Walker:
             return True
         return self.respect_gitignore and is_ignored(ignores, path, is_dir)
 
-    # The parallel walk: the parent lists the top directories (`split`), workers list whole
-    # subtrees (`list_subtree`), the parent applies all the listings in order (`walking`).
+    # The parallel walk: the parent lists the top directories (`split`), workers walk the
+    # subtrees below (`walk_subtree`), the parent applies it all in order (`walking`).
 
     def split(self, start: Pending, wanted: int) -> tuple[dict[str, Listed], list[Pending]]:
         """List directories breadth first from `start` until `wanted` directories are left

@@ -458,11 +458,12 @@ def _is_large(path: str) -> bool:
         return False  # the check says why
 
 
-def _subdirectories(pending: files.Pending) -> int:
+def _link_count(directory: str) -> int:
+    """2 + the subdirectories of a directory on most file systems (1 on some: unknown)."""
     try:
-        return os.stat(pending.directory).st_nlink
+        return os.stat(directory).st_nlink
     except OSError:
-        return 0
+        return 1
 
 
 def _walk_subtree(start: files.Pending) -> _Subtree:
@@ -616,16 +617,23 @@ def walk_and_run(
             if scheduler is None:
                 pool = _pool(jobs)
                 scheduler = _Scheduler(pool, jobs)
+            # The largest subtrees first, so that small ones fill the end (largest: by the
+            # subdirectories a directory's link count shows; file systems without one keep the
+            # walk's order). A directory without subdirectories the parent lists itself: a large
+            # file in it (a generated package set) then starts first, not last.
+            subdirectories = {pending.directory: _link_count(pending.directory) - 2 for pending in below}
+            for pending in below:
+                if subdirectories[pending.directory] == 0:
+                    top[pending.directory] = walker.list_directory(pending)
             walk = _RootWalk(walker, scheduler, task_for, table, mode, top)
             walks.append(walk)
             if not writes:  # the files of the directories the parent listed go first
                 found = [found for listed in top.values() for found in listed.files]
                 walk.check([(path, key) for path, key in found if _is_large(path)], urgent=True)
                 walk.check([(path, key) for path, key in found if path not in walk.files_out], urgent=False)
-            # the largest subtrees first, so that small ones fill the end (largest: by the
-            # subdirectories a link count shows; file systems without one keep the walk's order)
-            for pending in sorted(below, key=_subdirectories, reverse=True):
-                walk.walk_subtree(pending)
+            for pending in sorted(below, key=lambda pending: subdirectories[pending.directory], reverse=True):
+                if pending.directory not in top:
+                    walk.walk_subtree(pending)
         done = 0
         for root, walk in zip(roots, walks):
             walker.recorded = walk.recorded if walk is not None else recorded
