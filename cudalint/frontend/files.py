@@ -409,13 +409,16 @@ class WalkNotice:
     error: bool  # the user must act (exit 2)
 
 
+LINK_KEY = (-1, -1)  # a directory symlink's: its target's is looked up when it is walked
+
+
 class Pending(NamedTuple):
     """A directory to list: its `.gitignore` files so far (deepest first) and its (st_dev,
-    st_ino) (None for a directory symlink: its target's is looked up when it is walked)."""
+    st_ino)."""
 
     directory: str
     ignores: tuple[IgnoreFile, ...]
-    key: tuple[int, int] | None = None
+    key: tuple[int, int] = LINK_KEY
 
 
 class Listed(NamedTuple):

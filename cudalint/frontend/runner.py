@@ -539,18 +539,18 @@ class _RootWalk:
     checked: dict[str, Processed | None] = field(default_factory=dict)
 
     def check(self, found: list[tuple[str, tuple[int, int]]], urgent: bool) -> None:
-        tasks = [self.task_for(files.Found(path, False, key)) for path, key in found]
         size = 1 if urgent else BATCH
-        for begin in range(0, len(tasks), size):
-            batch = tasks[begin : begin + size]
-            self.files_out.update(task.path for task in batch)
+        for begin in range(0, len(found), size):
+            paths = [path for path, _ in found[begin : begin + size]]
+            batch = tuple(self.task_for(files.Found(path, False, key)) for path, key in found[begin : begin + size])
+            self.files_out.update(paths)
             settings = {task.settings: self.table[task.settings] for task in batch}
-            self.scheduler.add(_work, _Batch(tuple(batch), settings, self.mode), functools.partial(self._checked, batch), urgent)
+            self.scheduler.add(_work, _Batch(batch, settings, self.mode), functools.partial(self._checked, paths), urgent)
 
-    def _checked(self, batch: list[Task], results: list[Processed | None]) -> None:
-        for task, processed in zip(batch, results):
-            self.files_out.discard(task.path)
-            self.checked[task.path] = processed
+    def _checked(self, paths: list[str], results: list[Processed | None]) -> None:
+        for path, processed in zip(paths, results):
+            self.files_out.discard(path)
+            self.checked[path] = processed
 
     def walk_subtree(self, start: files.Pending) -> None:
         self.subtrees.add(start.directory)
@@ -602,7 +602,7 @@ def walk_and_run(
     _walk_job = _WalkJob(walker, task_for, table, None if writes else mode)
     pool = None
     scheduler = None
-    walks = []
+    walks: list[_RootWalk | None] = []
     recorded = walker.recorded
     try:
         for root in roots:
@@ -628,9 +628,9 @@ def walk_and_run(
             walk = _RootWalk(walker, scheduler, task_for, table, mode, top)
             walks.append(walk)
             if not writes:  # the files of the directories the parent listed go first
-                found = [found for listed in top.values() for found in listed.files]
-                walk.check([(path, key) for path, key in found if _is_large(path)], urgent=True)
-                walk.check([(path, key) for path, key in found if path not in walk.files_out], urgent=False)
+                top_files = [found for listed in top.values() for found in listed.files]
+                walk.check([(path, key) for path, key in top_files if _is_large(path)], urgent=True)
+                walk.check([(path, key) for path, key in top_files if path not in walk.files_out], urgent=False)
             for pending in sorted(below, key=lambda pending: subdirectories[pending.directory], reverse=True):
                 if pending.directory not in top:
                     walk.walk_subtree(pending)
