@@ -267,6 +267,46 @@ def test_new_from_rev_and_a_named_file_and_stdin_agree_for_any_jobs(tmp_path, mo
     assert "tree/c/stdin.nix" in {f["filename"] for f in json.loads(out)}
 
 
+def shared_walk(root: Path, jobs: int = 2) -> files.Walker:
+    """`walk_and_run` with a walker that has no configuration; every file found is checked by a
+    worker or left over, once."""
+    resolver = Resolver(Overrides(), cwd=str(root))
+    walker = files.Walker()
+    leftovers: list = []
+    table = [resolver.settings_for(str(root / "any.nix"))]
+    checked = list(runner.walk_and_run(walker, [str(root)], runner.CHECK, jobs, lambda found: runner.Task(found.path, found.path, 0, False), table, str, leftovers, pin_lookup=resolver.pin))
+    assert sorted([task.path for task, _ in checked] + [f.path for f in leftovers]) == sorted(f.path for f in walker.found)
+    return walker
+
+
+def test_a_narrow_tree_is_handed_out_after_a_few_listings(tmp_path, monkeypatch, subtrees) -> None:
+    deepest = tmp_path.joinpath(*(f"level{depth}" for depth in range(20)))
+    for depth in range(1, 21):
+        write(tmp_path.joinpath(*(f"level{d}" for d in range(depth))) / "file.nix", CLEAN)
+    alone = files.Walker()
+    alone.walk(str(tmp_path))
+    walker = shared_walk(tmp_path)
+    assert subtrees == [str(deepest.parents[20 - 9])]  # after 4 x 2 listings: the 9th level
+    assert walker.found == alone.found and len(walker.found) == 20
+
+
+def test_a_small_tree_is_listed_once(tmp_path, monkeypatch) -> None:
+    build_tree(tmp_path)
+    alone = files.Walker()
+    alone.walk(str(tmp_path / "tree"))
+    listed: list[str] = []
+    list_directory = files.Walker.list_directory
+
+    def counting(self, pending):
+        listed.append(pending.directory)
+        return list_directory(self, pending)
+
+    monkeypatch.setattr(files.Walker, "list_directory", counting)
+    walker = shared_walk(tmp_path / "tree", jobs=64)  # the parent lists it all before handing out
+    assert walker.found == alone.found and walker.notices == alone.notices
+    assert len(listed) == len(set(listed))
+
+
 def test_without_fork_the_parent_walks(tmp_path, monkeypatch, capsys) -> None:
     top = tree_without_outside_links(tmp_path)
     expected = check_both(["--output-format", "json"], top, monkeypatch, capsys)

@@ -684,11 +684,12 @@ class Walker:
 
     def split(self, start: Pending, wanted: int) -> tuple[dict[str, Listed], list[Pending]]:
         """List directories breadth first from `start` until `wanted` directories are left
-        unlisted (the subtrees to hand out), or none. Returns the listings and those subtrees."""
+        unlisted (the subtrees to hand out), or none, or `4 * wanted` are listed (a narrow
+        tree). Returns the listings and those subtrees."""
         listings: dict[str, Listed] = {}
         seen = {start.key}
         frontier = collections.deque([start])
-        while frontier and len(frontier) < wanted:
+        while frontier and len(frontier) < wanted and len(listings) < 4 * wanted:
             pending = frontier.popleft()
             listed = listings[pending.directory] = self.list_directory(pending)
             if listed.error is not None:

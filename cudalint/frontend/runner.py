@@ -602,7 +602,7 @@ def walk_and_run(
     _walk_job = _WalkJob(walker, task_for, table, None if writes else mode)
     pool = None
     scheduler = None
-    walks: list[_RootWalk | None] = []
+    walks: list[_RootWalk | dict[str, files.Listed] | None] = []
     recorded = walker.recorded
     try:
         for root in roots:
@@ -612,7 +612,7 @@ def walk_and_run(
                 continue
             top, below = walker.split(start, SUBTREES_PER_JOB * jobs)
             if not below:
-                walks.append(None)  # a small tree: the parent listed it all
+                walks.append(top)  # a small tree: the parent listed it all
                 continue
             if scheduler is None:
                 pool = _pool(jobs)
@@ -636,9 +636,12 @@ def walk_and_run(
                     walk.walk_subtree(pending)
         done = 0
         for root, walk in zip(roots, walks):
-            walker.recorded = walk.recorded if walk is not None else recorded
+            if isinstance(walk, dict):
+                walker.recorded = lambda directory, listed=walk: listed.pop(directory, None)
+            else:
+                walker.recorded = walk.recorded if walk is not None else recorded
             for found in walker.walking(root):
-                processed = walk.result(found.path) if walk is not None else _UNCHECKED
+                processed = walk.result(found.path) if isinstance(walk, _RootWalk) else _UNCHECKED
                 if processed is _UNCHECKED:
                     leftovers.append(found)
                     continue
