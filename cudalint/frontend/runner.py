@@ -333,12 +333,23 @@ def _nothing_to_report(task: Task) -> Processed:
     return Processed(FileResult(task.display, None))
 
 
+def _to_send(task: Task, processed: Processed) -> Processed | None:
+    """What a worker sends back: None for "checked, nothing to parse" (most files), and a
+    parsed file's result without its text when it has no findings (the reporters read text
+    only at findings): the parent would otherwise unpickle and index every parsed file."""
+    if processed == _nothing_to_report(task):
+        return None
+    result = processed.result
+    if result is not None and result.source is not None and result.source.text and not result.diagnostics:
+        result.source = SourceFile(result.source.path, "")
+    return processed
+
+
 def _work(batch: _Batch) -> list[Processed | None]:
-    """Most results say only "checked, nothing to parse": those cross back as None."""
     results: list[Processed | None] = []
     for task in batch.tasks:
         processed = process_task(task, batch.settings[task.settings], batch.mode)
-        results.append(None if processed == _nothing_to_report(task) else processed)
+        results.append(_to_send(task, processed))
     return results
 
 
@@ -487,7 +498,7 @@ def _walk_subtree(start: files.Pending) -> _Subtree:
         if processed is LARGE:
             subtree.large.append((path, key))
         else:
-            subtree.checked[path] = None if processed == _nothing_to_report(task) else processed
+            subtree.checked[path] = _to_send(task, processed)
     return subtree
 
 
