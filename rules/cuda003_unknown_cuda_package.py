@@ -54,7 +54,6 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -153,6 +152,8 @@ def suggestions(ctx: Context, name: str) -> tuple[tuple[str, ...], str | None]:
 
 @lru_cache(maxsize=4096)  # a file repeats its typos; the reference set never changes
 def _suggestions(reference: ReferenceSet, name: str) -> tuple[tuple[str, ...], str | None]:
+    import difflib  # (only an unknown name needs it: not imported by every run)
+
     candidates = reference.package_names if NVIDIA_NAME.match(name) else reference.package_names | reference.scope_attributes
     wanted = _normal(name)
     within_one: list[str] = []

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import difflib
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +74,8 @@ def display_path(path: str, cwd: str | None = None) -> str:
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     candidates = list(candidates)
+    import difflib
+
     matches = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
     if not matches:
         lowered = {c.lower(): c for c in candidates}
@@ -268,6 +268,8 @@ def load_config_file(path: str, explicit: bool = False, cwd: str | None = None) 
             raw = handle.read()
     except OSError as error:
         raise ConfigError(where, f"cannot read the configuration: {error.strerror or error}") from None
+    import tomllib  # (a run without a configuration file does not pay its import)
+
     try:
         document = tomllib.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as error:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -53,6 +52,8 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
 def _git(top: str, *arguments: str) -> str:
+    import subprocess  # (only --new-from-rev runs git: other runs do not pay its import)
+
     try:
         completed = subprocess.run(["git", "-c", "core.quotepath=off", *arguments], cwd=top, capture_output=True, text=True, encoding="utf-8", errors="surrogateescape")
     except FileNotFoundError:
@@ -63,6 +64,8 @@ def _git(top: str, *arguments: str) -> str:
 
 
 def repository_root(directory: str) -> str:
+    import subprocess
+
     try:
         completed = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=directory, capture_output=True, text=True)
     except FileNotFoundError:
@@ -80,6 +83,8 @@ def resolve_revision(top: str, revision: str) -> str:
     name = revision[:-3] if merge_base else revision
     if not name or name.startswith("-"):
         raise NewCodeError(f"--new-from-rev: `{revision}` is not a revision")
+    import subprocess
+
     completed = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}"], cwd=top, capture_output=True, text=True)
     if completed.returncode != 0:
         raise NewCodeError(f"--new-from-rev: unknown revision `{name}` in the repository {top}")

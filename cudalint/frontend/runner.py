@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import copyreg
 import dataclasses
-import difflib
 import functools
 import itertools
 import os
@@ -50,10 +49,10 @@ _pin_lookup: Callable[[str], Pin] | None = None
 
 
 def can_defer_pins() -> bool:
-    """Whether workers can look pins up themselves: forked workers inherit the lookup."""
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
+    """Whether workers can look pins up themselves: forked workers inherit the lookup. (Where
+    `os.fork` exists multiprocessing offers the fork start method; asking multiprocessing
+    itself imports it, and a single-file run needs no pool.)"""
+    return hasattr(os, "fork")
 
 
 # A SourceFile crosses process boundaries as (path, text); its derived fields are rebuilt.
@@ -99,6 +98,8 @@ def unified_diff(display: str, before: str, after: str) -> str:
     else:
         old, new = f"a/{display}", f"b/{display}"
     out = []
+    import difflib
+
     for line in difflib.unified_diff(_lines(before), _lines(after), old, new):
         if line.endswith("\n"):
             out.append(line)
