@@ -21,6 +21,7 @@ from cudalint.lint.engine import lint, relint
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.parsing import parse
 from cudalint.nix.source import SourceFile
+from cudalint.server.app import prepare_for_editing
 from cudalint.server.documents import DocumentStore
 
 # Mostly current practice; every tenth package carries the classic mistakes.
@@ -75,6 +76,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60)
     args = parser.parse_args()
 
+    prepare_for_editing()  # what `cudalint server` does before its first document
     text = generate(args.lines)
     settings = LintSettings()
     store = DocumentStore()

@@ -8,6 +8,7 @@ Lints run on one worker thread, so a long lint of a huge file never blocks the p
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import time
@@ -24,7 +25,7 @@ from pygls.protocol.language_server import lsp_method
 from cudalint import __version__
 from cudalint.frontend.config import FileSettings
 from cudalint.frontend.files import format_size
-from cudalint.lint.engine import LintResult, lint, relint
+from cudalint.lint.engine import LintResult, lint, relint, warm_up
 from cudalint.lint.results import ReportedTarget
 
 from . import code_actions, completion, configuration, diagnostics, hover
@@ -308,7 +309,17 @@ def create_server() -> CudalintServer:
     return server
 
 
+def prepare_for_editing() -> None:
+    """Load the rules, grammar and reference set before the first document and freeze them: the
+    collector's full passes then skip them. Unfrozen, such a pass took 20-40 ms, landing on a
+    keystroke now and then (the p95 of edit latency); frozen, 1-2 ms."""
+    warm_up()
+    gc.collect()
+    gc.freeze()
+
+
 def run(tcp_port: int | None = None, host: str = "127.0.0.1") -> int:
+    prepare_for_editing()
     server = create_server()
     if tcp_port is not None:
         server.start_tcp(host, tcp_port)

@@ -355,13 +355,9 @@ def _work(batch: _Batch) -> list[Processed | None]:
 
 
 def _warm_up() -> None:
-    """Load the rules and the grammar once in the parent, before forking workers."""
-    from cudalint.lint import engine  # noqa: F401
-    from cudalint.lint.registry import all_rules
-    from cudalint.nix.parsing import language
+    from cudalint.lint import engine
 
-    all_rules()
-    language()
+    engine.warm_up()
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor:

@@ -153,6 +153,16 @@ def may_find(data: bytes, enabled: frozenset[str]) -> bool:
     return bool(_matcher(needles).find_matches_as_indexes(data))
 
 
+def warm_up() -> None:
+    """Load what every lint uses (the rules, the grammar, the reference set) now: before a run
+    forks its workers, which then share it, and before an editor's first keystroke."""
+    from cudalint.knowledge.reference import load
+
+    all_rules()
+    language()
+    load()
+
+
 def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None, prefilter: bool = True, legacy_walk: bool = False) -> LintResult:
     """Lint one file. With `prefilter`, a file that mentions nothing any enabled rule looks
     for is not parsed (its result has no tree unless one was given) and has no findings.
