@@ -79,7 +79,7 @@ def engine_overhead(root: str, passes: int = 3) -> dict:
         for source, tree in zip(sources, trees):
             began = time.perf_counter()
             dispatch = engine._dispatch(engine._rules_that_may_fire(source.data, settings.enabled))
-            walked = engine._walk(tree.root_node, dispatch, engine.MAX_RULE_DEPTH)
+            walked = engine._walk(tree.root_node, dispatch, engine.MAX_RULE_DEPTH, source.data)
             walk += time.perf_counter() - began
             began = time.perf_counter()
             syntax_problems(tree, source, walked.definitions)

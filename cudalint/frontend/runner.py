@@ -155,7 +155,7 @@ def _process_parsed(display: str, read: files.ReadSource, settings: FileSettings
     from cudalint.lint import engine, fixing
 
     processed = Processed(None)
-    source = SourceFile(display, read.text)
+    source = SourceFile(display, read.text, read.raw[len(files.BOM) :] if read.bom else read.raw)
     first = engine.lint(source, settings.lint)
     scope = Scope.of_lines(source, new.lines) if new is not None else None
     if scope is not None:

@@ -16,11 +16,14 @@ class SourceFile:
 
     path: str
     text: str
-    data: bytes = field(init=False, repr=False)
+    # `text` in UTF-8: encoded here unless the caller has it (a file just read and decoded; for a
+    # multi-megabyte file another copy is megabytes more of a worker's peak)
+    data: bytes = field(default=b"", repr=False)
     _line_starts: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.data = self.text.encode("utf-8", "surrogatepass")
+        if not self.data:
+            self.data = self.text.encode("utf-8", "surrogatepass")
         starts = [0]
         find = self.data.find
         pos = find(b"\n")
