@@ -128,12 +128,7 @@ def reachable(attrset: Node, ctx: Context) -> tuple[Node, ...]:
     """The attrset's strings, bindings, variables, selections and calls, in text order, and those
     of the let-bound values its variables name (cmakeFlags kept in a `let`). Computed once per
     node and file: CUDA302, CUDA309 and CUDA310 each ask several questions of the same call."""
-    memo = ctx.semantic.memo(__name__)
-    key = ("reachable", attrset)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = tuple(_reach(attrset, ctx))
-    return found
+    return _memoised("reachable", attrset, ctx, lambda: tuple(_reach(attrset, ctx)))
 
 
 def _reach(attrset: Node, ctx: Context) -> Iterator[Node]:

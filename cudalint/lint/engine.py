@@ -210,6 +210,7 @@ class _Walked:
 
 _DEFINITION_TYPES = frozenset({"function_expression", "formals", "binding_set"})
 _SCOPE_TYPES = frozenset({"let_expression", "rec_attrset_expression"})
+_BINDING_TYPE = frozenset({"binding"})
 
 
 @lru_cache(maxsize=1024)
@@ -219,7 +220,7 @@ def _kind_ids(types: frozenset[str]) -> frozenset[int]:
     return frozenset(kind for kind in range(grammar.node_kind_count) if grammar.node_kind_for_id(kind) in types)
 
 
-def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int, data: bytes | None = None) -> _Walked:
+def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int, data: bytes) -> _Walked:
     """One TreeCursor walk (no recursion, no generator, no call per node) serving the rules and
     the duplicate-definition check. Measured on the benchmark's parsed files, this is faster
     than tree-sitter queries (`QueryCursor.captures` over the dispatched types, sorted back
@@ -232,17 +233,16 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int, dat
     depth = 0
     # (node kinds as grammar ids: reading `type` builds a string per node)
     wanted, definition_kinds, scope_kinds = _kind_ids(frozenset(dispatch)), _kind_ids(_DEFINITION_TYPES), _kind_ids(_SCOPE_TYPES)
-    # Given the file's bytes, a binding no rule takes (by its attribute path) is not kept: a
+    # A binding no rule takes (by its attribute path, in the file's bytes `data`) is not kept: a
     # generated package set has a hundred thousand bindings, and the list of their nodes alone
-    # took 9 MB.
-    select = _binding_selector(dispatch.get("binding", ())) if data is not None else None
-    spelled = data or b""
-    binding_kinds = _kind_ids(frozenset({"binding"}))
+    # took 9 MB. (The dispatch asks again for the few kept: answers are remembered per spelling.)
+    select = _binding_selector(dispatch.get("binding", ()))
+    binding_kinds = _kind_ids(_BINDING_TYPE)
     while True:
         node = cursor.node
         assert node is not None  # a cursor always stands on a node
         kind = node.kind_id
-        if kind in wanted and depth <= max_depth and (select is None or kind not in binding_kinds or select.rules_for(node, spelled)):
+        if kind in wanted and depth <= max_depth and (select is None or kind not in binding_kinds or select.rules_for(node, data)):
             dispatched.append(node)
         if kind in definition_kinds:
             definitions.append(node)
@@ -270,9 +270,10 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
         return
     dispatch = walked.dispatch
     select = _binding_selector(dispatch.get("binding", ()))
-    # the variable rules, and those of them that look at any variable, not only CUDA references
+    # the variable rules that look at any variable, not only at those starting a CUDA reference
     variables = dispatch.get("variable_expression", ())
-    gated_variables = (variables, tuple(r for r in variables if not r.cuda_references_only))
+    any_variable = tuple(r for r in variables if not r.cuda_references_only)
+    gated = len(any_variable) < len(variables)
     data = source.data
     for count, node in enumerate(walked.dispatched):
         if count % _CLOCK_INTERVAL == 0 and count and time.monotonic() > deadline:
@@ -282,10 +283,10 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
         rules = dispatch[kind]
         if kind == "binding" and select is not None:
             rules = select.rules_for(node, data)
-        elif kind == "variable_expression" and rules is gated_variables[0]:
+        elif kind == "variable_expression" and gated:
             semantic = context.semantic
             if semantic.cuda_ref(semantic.reference_root(node)) is None:
-                rules = gated_variables[1]
+                rules = any_variable
         if rules:
             _apply(node, rules, context, failed, internal_errors)
     context.node = None
