@@ -176,13 +176,16 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
     evidence = [ "https://github.com/NixOS/nixpkgs/pull/322070" ];
     note = "the CUDA flags moved to `cudaPackages.flags`";
   };
+  # `cudaPackages.cudaVersion` warns from the rework that moved nixpkgs to `cudaMajorMinorVersion`
+  # (tree-wide in PR #405664, 2025-05-09); until then it was the scope's own name (torch still
+  # compared `cudaPackages.cudaVersion` in PR #331017, 2024-07).
   cudaVersion = {
     scope = "cudaPackages";
     status = "renamed";
-    since = "2024-07";
+    since = "2025-05-09";
     throwsFrom = null;
     replacement = "cudaMajorMinorVersion";
-    evidence = [ ];
+    evidence = [ "https://github.com/NixOS/nixpkgs/pull/405664" ];
     note = "use `cudaMajorMinorVersion`, or `cudaAtLeast`/`cudaOlder` for comparisons";
   };
   cusparselt = {

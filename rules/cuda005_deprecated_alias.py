@@ -6,7 +6,10 @@ Flagged only where the name is reached through a CUDA package set: `cudaPackages
 `pkgs.cudaPackages_12.cudaVersion`, a bare `cudaFlags` under `with cudaPackages;`, and
 `inherit (cudaPackages) cudaVersion;` (reported once, at the `inherit`; its uses are part of the
 fix). Not flagged: a `cudaVersion` formal, a `let`-bound or otherwise unrelated variable with one
-of these names, the top-level `autoAddDriverRunpath`, and the new names.
+of these names, the top-level `autoAddDriverRunpath`, the new names, and an alias on a target
+nixpkgs where the name was still the current one (the reference set dates each deprecation:
+`cudaFlags` before PR #322070, mid 2024; `cudaVersion` before the May 2025 rework, PR #405664;
+the scope's hooks before April 2024), where the new name may not exist yet.
 
 ## Why
 The CUDA package set keeps these names as aliases so that old expressions still evaluate, but
@@ -89,6 +92,14 @@ def check(node: Node, ctx: Context) -> None:
     dispatch(node, ctx, select=_check_select, variable=_check_with, inherit=_check_inherit)
 
 
+def _deprecated_on_target(name: str, ctx: Context) -> bool:
+    """Whether the target nixpkgs already deprecates the name: before that it was the current
+    name (`cudaVersion` until 2025-05, `cudaFlags` until PR #322070), and the new one may not
+    exist yet."""
+    deprecation = ctx.reference.deprecation(name)
+    return deprecation is None or deprecation.in_effect_on(ctx.target)
+
+
 def _advice(name: str) -> str:
     if name in RENAMED:
         return f"use `{RENAMED[name]}`"
@@ -108,7 +119,7 @@ def _check_select(select: Node, ctx: Context) -> None:
     names = [identifier_name(c) for c in components]
     base = select.child_by_field_name("expression")
     for index, name in enumerate(names):
-        if name not in ALIASES:
+        if name not in ALIASES or not _deprecated_on_target(name, ctx):
             continue
         if index == 0:
             through_set = ctx.semantic.package_set_name(base) is not None
@@ -202,7 +213,7 @@ def _fix(name: str, changes: tuple[Edit, ...], isolation: str | None = None) -> 
 
 def _check_with(variable: Node, ctx: Context) -> None:
     name = text(variable.child_by_field_name("name"))
-    if name not in ALIASES:
+    if name not in ALIASES or not _deprecated_on_target(name, ctx):
         return
     semantic = ctx.semantic
     binding = semantic.resolve(variable)
@@ -265,7 +276,7 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
         return
     statement, source_node, names = inherited
     for attr, name in names:
-        if name not in ALIASES:
+        if name not in ALIASES or not _deprecated_on_target(name, ctx):
             continue
         ctx.report(
             attr,
