@@ -63,6 +63,8 @@ def hover(server: ServerState, params: types.HoverParams) -> types.Hover | None:
 def rule_markdown(diagnostic: Diagnostic) -> str:
     rule = rule_by_code(diagnostic.code)
     figures = "".join(f"\n\n**Fix:** {fix.title}" for fix in diagnostic.fixes if fix.download is not None)
+    if rule.preview:
+        figures += f"\n\n**Status:** {rule.preview_note}"
     return f"**{rule.code}** `{rule.name}`: {rule.summary}{figures}\n\n{rule.docs}\n\n[Documentation]({rule.url})"
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from cudalint.lint.engine import SYNTAX_ERROR, lint
 from cudalint.lint.fixing import apply_edits, fix_file
+from cudalint.lint.registry import known_codes
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
 
@@ -44,7 +45,7 @@ def settings_for(code: str, text: str = "") -> LintSettings:
     The fixture's `fixture-target` line sets the target nixpkgs and CUDA releases."""
     target = fixture_target(text)
     if code == "CUDA901":
-        return LintSettings(**target)
+        return LintSettings(enabled=known_codes(), **target)
     return LintSettings(enabled=frozenset({code, SYNTAX_ERROR}), **target)
 
 

@@ -54,7 +54,7 @@ class Request:
         return SNIPPETS / f"{self.id}.{kind}.nix"
 
     def settings(self) -> LintSettings:
-        return LintSettings(nixpkgs=self.target.get("nixpkgs"), cuda=tuple(self.target.get("cuda", ())))
+        return LintSettings(enabled=known_codes(), nixpkgs=self.target.get("nixpkgs"), cuda=tuple(self.target.get("cuda", ())))
 
 
 def load_requests() -> list[Request]:

@@ -97,6 +97,7 @@ def test_silent_fixture(pair: tuple[str, Path]) -> None:
 def _every_finding() -> tuple[tuple[str, SourceFile, tuple[Diagnostic, ...]], ...]:
     """Every rule's findings on every fixture (fire and silent, under its target) and every
     rule-doc example, all rules on: `(where, source, findings)`."""
+    from cudalint.lint.registry import known_codes
     from cudalint.lint.settings import LintSettings
 
     inputs = [(str(p.relative_to(FIXTURES)), p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*/*.nix"))]
@@ -104,7 +105,7 @@ def _every_finding() -> tuple[tuple[str, SourceFile, tuple[Diagnostic, ...]], ..
     found = []
     for where, text in inputs:
         source = SourceFile(where, text)
-        found.append((where, source, tuple(lint(source, LintSettings(**fixture_target(text))).diagnostics)))
+        found.append((where, source, tuple(lint(source, LintSettings(enabled=known_codes(), **fixture_target(text))).diagnostics)))
     return tuple(found)
 
 

@@ -58,7 +58,7 @@ def test_render_rule_colour() -> None:
 def test_render_rule_list() -> None:
     text = render_rule_list(color=False)
     lines = text.splitlines()
-    assert lines[0].split() == ["Code", "Name", "Severity", "Fixable", "Fix", "Summary"]
+    assert lines[0].split() == ["Code", "Name", "Severity", "Fixable", "Fix", "Status", "Summary"]
     assert len(lines) == 1 + len(all_rules())
     for line, rule in zip(lines[1:], all_rules()):
         assert line.split()[:5] == [rule.code, rule.name, rule.severity.value, rule.availability.value, rule.fix.value]

@@ -115,6 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--extend-select", action="append", type=_selector_list, metavar="CODES", help="rules to enable on top of the selection")
     rules.add_argument("--ignore", action="append", type=_selector_list, metavar="CODES", help="rules to disable")
     rules.add_argument(
+        "--preview",
+        dest="preview",
+        action="store_true",
+        default=None,
+        help="also enable the rules in preview (not yet proven on real code; `cudalint rules` marks them)",
+    )
+    rules.add_argument("--no-preview", dest="preview", action="store_false", help="keep rules in preview off (overrides the configuration)")
+    rules.add_argument(
         "--nixpkgs",
         metavar="TARGET",
         help=(
@@ -290,7 +298,7 @@ def _overrides(args: argparse.Namespace):
     ignore = resolve_selectors(_flatten(args.ignore), "--ignore", "--ignore")
     nixpkgs = validate_nixpkgs(args.nixpkgs, "--nixpkgs", "--nixpkgs") if args.nixpkgs is not None else None
     cuda = validate_cuda(list(_flatten(args.cuda)), "--cuda", "--cuda") if args.cuda is not None else None
-    return Overrides(select, extend, ignore, nixpkgs, args.unsafe_fixes, args.config, args.isolated, cuda)
+    return Overrides(select, extend, ignore, nixpkgs, args.unsafe_fixes, args.config, args.isolated, cuda, args.preview)
 
 
 def _path_key(display: str) -> tuple:
@@ -346,6 +354,8 @@ def _check(args: argparse.Namespace) -> int:
 
     resolver = Resolver(_overrides(args))
     cwd = resolver.cwd
+    for code in resolver.preview_requested():
+        sys.stderr.write(f"{PROG}: warning: {code} is in preview and stays off: pass --preview (or set `preview = true`) to enable it\n")
     changes = _changes(args, paths, cwd)
     walker = Walker(exclude=resolver.excluded, respect_gitignore=not args.no_respect_gitignore, listings=resolver.listings)
     early: list[tuple[str, Processed]] = []  # problems with paths the user named

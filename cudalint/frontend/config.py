@@ -23,7 +23,7 @@ from cudalint.knowledge import pins
 from cudalint.knowledge.pins import NEWEST, Pin
 from cudalint.knowledge.reference import normalize
 from cudalint.knowledge.targets import ACCEPTED, TargetError
-from cudalint.lint.registry import known_codes, resolve_selector
+from cudalint.lint.registry import known_codes, preview_codes, resolve_selector, stable_codes
 from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
 
 CONFIG_NAMES = ("cudalint.toml", ".cudalint.toml")
@@ -40,6 +40,7 @@ KEYS = (
     "cuda",
     "max-file-size",
     "time-budget",
+    "preview",
 )
 _CUDA_RELEASE = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]i?[bB]|[bB])?\s*$")
@@ -152,6 +153,7 @@ class Config:
     cuda: tuple[str, ...] = ()
     max_file_size: int | None = None
     time_budget: float | None = None
+    preview: bool | None = None
 
     @property
     def exclude_file(self) -> IgnoreFile:
@@ -208,6 +210,10 @@ def parse_config(data: dict[str, Any], path: str | None, root: str, where: str) 
         values["max_file_size"] = parse_size(data["max-file-size"], where)
     if "time-budget" in data:
         values["time_budget"] = parse_seconds(data["time-budget"], where, "time-budget")
+    if "preview" in data:
+        if not isinstance(data["preview"], bool):
+            raise ConfigError(where, f"`preview` must be true or false, not {_type_name(data['preview'])}")
+        values["preview"] = data["preview"]
     return Config(path, root, **values)
 
 
@@ -316,11 +322,24 @@ class Selection:
     ignore: tuple[str, ...] = ()
 
 
-def select_rules(layers: Sequence[Selection], default: frozenset[str] | None = None) -> frozenset[str]:
+def select_rules(layers: Sequence[Selection], default: frozenset[str] | None = None, preview: bool = False) -> frozenset[str]:
     """Apply layers in order. In a layer, more specific selectors win over less specific ones
     (`select = ["CUDA1"]`, `ignore = ["CUDA101"]` keeps CUDA1xx but CUDA101); a layer with
-    `select` replaces what earlier layers enabled, one without adjusts it."""
-    enabled = set(known_codes() if default is None else default)
+    `select` replaces what earlier layers enabled, one without adjusts it. Without `preview`,
+    rules in preview stay off whatever selects them (ruff's semantics)."""
+    enabled = _select(layers, default if default is not None else known_codes() if preview else stable_codes())
+    return frozenset(enabled) if preview else frozenset(enabled) - preview_codes()
+
+
+def selected_preview_rules(layers: Sequence[Selection]) -> list[str]:
+    """Preview rules that a layer names by their full code: they stay off without preview mode,
+    which the front end says rather than dropping the request silently."""
+    named = {s for layer in layers for s in (*(layer.select or ()), *layer.extend_select)}
+    return sorted(named & preview_codes())
+
+
+def _select(layers: Sequence[Selection], default: frozenset[str]) -> set[str]:
+    enabled = set(default)
     for layer in layers:
         updates: dict[str, bool] = {}
         chosen = list(layer.select or ()) + list(layer.extend_select)
@@ -341,7 +360,7 @@ def select_rules(layers: Sequence[Selection], default: frozenset[str] | None = N
                     enabled.add(code)
                 else:
                     enabled.discard(code)
-    return frozenset(enabled)
+    return enabled
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,6 +420,7 @@ class Overrides:
     config: str | None = None  # --config FILE: use it for every file, no discovery
     isolated: bool = False  # --isolated: no configuration files at all
     cuda: tuple[str, ...] | None = None
+    preview: bool | None = None  # --preview / --no-preview
 
     @property
     def selection(self) -> Selection:
@@ -497,8 +517,20 @@ class Resolver:
         key = id(config)
         if key not in self._enabled:
             layers = [Selection(config.select, config.extend_select, config.ignore), self.overrides.selection]
-            self._enabled[key] = select_rules(layers)
+            self._enabled[key] = select_rules(layers, preview=self.preview_for(config))
         return self._enabled[key]
+
+    def preview_requested(self) -> list[str]:
+        """Preview rules that the command line or the working directory's configuration names
+        by code while preview mode is off there: they stay off, and the front end says so."""
+        config = self.config_for_dir(self.cwd)
+        if self.preview_for(config):
+            return []
+        return selected_preview_rules([Selection(config.select, config.extend_select, config.ignore), self.overrides.selection])
+
+    def preview_for(self, config: Config) -> bool:
+        """Preview mode: the command line (or editor setting) over the configuration, off by default."""
+        return self.overrides.preview if self.overrides.preview is not None else bool(config.preview)
 
     def excluded(self, path: str, is_dir: bool) -> bool:
         """Whether the config governing `path` (absolute) excludes it."""

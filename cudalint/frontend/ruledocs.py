@@ -99,6 +99,8 @@ def render_rule(rule: Rule, color: bool) -> str:
         f"Fix:      {fix_text(rule)}",
         f"Docs:     {rule.url}",
     ]
+    if rule.preview:
+        lines.insert(-1, f"Status:   {rule.preview_note}")
     docs = rule.docs.strip()
     if docs:
         lines += ["", render_docs(docs, color)]
@@ -107,8 +109,8 @@ def render_rule(rule: Rule, color: bool) -> str:
 
 def render_rule_list(color: bool) -> str:
     rules = all_rules()
-    header = ("Code", "Name", "Severity", "Fixable", "Fix", "Summary")
-    rows = [(r.code, r.name, r.severity.value, r.availability.value, r.fix.value, r.summary) for r in rules]
+    header = ("Code", "Name", "Severity", "Fixable", "Fix", "Status", "Summary")
+    rows = [(r.code, r.name, r.severity.value, r.availability.value, r.fix.value, "preview" if r.preview else "stable", r.summary) for r in rules]
     columns = len(header) - 1  # the summary is not padded
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(columns)]
 
@@ -122,7 +124,7 @@ def render_rule_list(color: bool) -> str:
     out = [line(header, ((BOLD,),) * columns)]
     for row in rows:
         severity_style = (_SEVERITY_COLOR.get(row[2], ""),)
-        out.append(line(row, ((BOLD,), (), severity_style, (), ())))
+        out.append(line(row, ((BOLD,), (), severity_style, (), (), ())))
     return "\n".join(out) + "\n"
 
 
@@ -142,7 +144,8 @@ def rules_markdown_table() -> str:
     lines = ["| Code | Name | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- |"]
     for rule in all_rules():
         fix = "" if rule.availability is FixAvailability.NEVER else f"{rule.availability.value}, {fix_text(rule, long=False).split(', ')[1]}"
-        lines.append(f"| [{rule.code}]({REFERENCE_PATH}#{_anchor(rule)}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(rule.summary)} |")
+        summary = ("(preview) " if rule.preview else "") + rule.summary
+        lines.append(f"| [{rule.code}]({REFERENCE_PATH}#{_anchor(rule)}) | `{rule.name}` | {rule.severity.value} | {fix} | {_cell(summary)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -154,7 +157,8 @@ def rules_reference_markdown() -> str:
     ]
     for rule in all_rules():
         docs = re.sub(r"^## ", "### ", rule.docs, flags=re.M)
-        parts.append(f"## {rule.code} {rule.name}\n\n*{rule.severity.value}, {fix_text(rule, long=False)}*\n\n{docs}\n")
+        status = f"\n\n**Status:** {rule.preview_note}" if rule.preview else ""
+        parts.append(f"## {rule.code} {rule.name}\n\n*{rule.severity.value}, {fix_text(rule, long=False)}*{status}\n\n{docs}\n")
     return "\n".join(parts)
 
 

@@ -47,6 +47,17 @@ def known_codes() -> frozenset[str]:
     return frozenset(_by_code())
 
 
+@cache
+def stable_codes() -> frozenset[str]:
+    """The rules a run enables by default: all but those in preview."""
+    return frozenset(r.code for r in all_rules() if not r.preview)
+
+
+@cache
+def preview_codes() -> frozenset[str]:
+    return frozenset(r.code for r in all_rules() if r.preview)
+
+
 def resolve_selector(selector: str) -> frozenset[str]:
     """Codes a selector names: `ALL`, a full code, or a prefix (`CUDA1`, `CUDA10`).
 

@@ -39,6 +39,9 @@ class Rule:
     `fix` is the riskiest applicability any fix of the rule may have (alternatives included) and
     `availability` whether its findings have fixes at all; tests/test_rule_fixtures.py holds
     every rule to both over the fixtures and the docs' examples.
+    `preview` rules (ruff's model) are off unless preview mode is on: a new or changed rule stays
+    there until the real-world corpora (tests/realworld/) show a precision of at least 0.95;
+    `precision` says what was measured, for `cudalint rules`, the rule's docs and hover.
     """
 
     code: str
@@ -51,6 +54,8 @@ class Rule:
     patterns: tuple[bytes, ...] = ()
     attrpath_patterns: tuple[bytes, ...] = ()
     cuda_references_only: bool = False
+    preview: bool = False
+    precision: str = ""
     docs: str = ""
     check: Check | None = field(default=None, repr=False)
 
@@ -62,6 +67,12 @@ class Rule:
         """Used as a decorator on the rule's check function."""
         self.check = check
         return check
+
+    @property
+    def preview_note(self) -> str:
+        """What `cudalint rule`, the docs and hover say of a rule in preview."""
+        measured = self.precision or "not yet measured on the real-world corpora"
+        return f"preview, off unless --preview or `preview = true` (precision: {measured})"
 
     @property
     def url(self) -> str:

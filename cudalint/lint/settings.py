@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cudalint.lint.registry import known_codes
+from cudalint.lint.registry import stable_codes
 
 # Seconds the rules may spend on one file (real files take milliseconds; this bounds hostile or
 # machine-generated input). Config key `time-budget`.
@@ -13,7 +13,7 @@ DEFAULT_TIME_BUDGET = 10.0
 
 @dataclass(frozen=True)
 class LintSettings:
-    enabled: frozenset[str] = field(default_factory=known_codes)
+    enabled: frozenset[str] = field(default_factory=stable_codes)
     # Target nixpkgs revision / CUDA releases; consumed by the era-aware rules.
     nixpkgs: str | None = None
     cuda: tuple[str, ...] = ()
