@@ -13,7 +13,7 @@ export const DOCUMENT_SELECTOR = [
 // The editor settings the server reads (section `cudalint` of `workspace/configuration`), in
 // the camelCase the server accepts for the config file's keys. `server.*` and `trace.*` are the
 // extension's own and never reach the server, which would reject them as unknown keys.
-export const LINT_KEYS = ["nixpkgs", "select", "ignore", "extendSelect", "unsafeFixes", "cuda"] as const;
+export const LINT_KEYS = ["nixpkgs", "select", "ignore", "extendSelect", "unsafeFixes", "cuda", "preview"] as const;
 
 export type LintKey = (typeof LINT_KEYS)[number];
 export type LintSettings = Partial<Record<LintKey, unknown>>;
