@@ -1,15 +1,20 @@
-"""A package's `cudaSupport` formal whose default is not the user's `config.cudaSupport`.
+"""A package's CUDA switch (`cudaSupport`, `enableCuda`, ...) whose default is not the user's `config.cudaSupport`.
 
 Flags the default of a `cudaSupport` argument of a callPackage-style package function (the file's
 own function, or one the file hands to `callPackage`) when it is not `config.cudaSupport`:
-`? false`, `? true`, `? stdenv.isLinux` (warning). `? config.cudaSupport or false` respects the
+`? false`, `? true`, `? stdenv.isLinux` (warning). The switch's other names are judged alike
+(`cuda`, `enableCuda`, `withCuda`, `useCuda`, also spelt `CUDA`; nixpkgs writes `enableCuda ?
+config.cudaSupport`) when their default is decided by the package alone: a boolean or a platform
+test (`? false`, `? true`, `? stdenv.hostPlatform.isLinux`). `? config.cudaSupport or false` respects the
 user's configuration: on targets where `config.cudaSupport` is a declared option (nixpkgs PR
 #224068, April 2023) the `or false` is only redundant, an info with a safe fix that drops it; on
 older targets it is the correct form (a bare `config.cudaSupport` fails when the user never set
 it) and is not flagged. Not flagged: `cudaSupport ? config.cudaSupport` (also `pkgs.config`), a
 default taken from a dependency's switch (`cudaSupport ? torch.cudaSupport`, also with
 `or false`: an extension must match the library it builds against), a `cudaSupport` formal
-without a default, other switch names (`enableCuda`, `withCuda`), and functions that are not
+without a default, another name's default that reads a choice made elsewhere (`withCuda ?
+cudaSupport`, `enableCuda ? withGpu`, `useCuda ? torch.cudaSupport`), names that are not the
+switch (`enableCudnn`, `cudaArch`), and functions that are not
 callPackage'd packages: an entry file called by hand (its formals carry defaults such as
 `pkgs ? import <nixpkgs> { }`, `system ? builtins.currentSystem`, or its own `config ? { }`,
 which is not nixpkgs' config, so the fix would break it), inner helpers the file calls itself,
@@ -66,13 +71,15 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
-from cudalint.nix.syntax import attrpath_names, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
+from cudalint.nix.syntax import attrpath_names, descendants, dotted_name, flatten_apply, last_name, outermost_apply, text, unparen
 
 RULE = Rule(
     code="CUDA303",
@@ -80,9 +87,9 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
     availability=FixAvailability.SOMETIMES,
-    summary="A package's `cudaSupport` formal whose default is not `config.cudaSupport`",
+    summary="A package's CUDA switch (`cudaSupport`, `enableCuda`, `withCuda`, ...) whose default is not `config.cudaSupport`",
     node_types=("formal",),
-    patterns=(b"cudaSupport",),
+    patterns=(b"cudaSupport", b"cuda", b"Cuda", b"CUDA"),
 )
 
 # Defaults that already follow the user's nixpkgs configuration.
@@ -93,14 +100,31 @@ DECLARED_DATE = "2023-04-30"
 _ENTRY_DEFAULTS = ("import ", "builtins.currentSystem", "fetchTarball", "fetchGit", "<nixpkgs>")
 _ENTRY_FORMALS = frozenset({"config", "pkgs", "nixpkgs", "system", "crossSystem", "overlays"})
 _CALL_PACKAGE = frozenset({"callPackage", "callPackages", "callPythonPackage"})
+# The other names packages give their CUDA switch (nixpkgs writes `enableCuda ? config.cudaSupport`).
+_OTHER_SWITCH = re.compile(r"^(?:cuda|(?:enable|with|use)(?:Cuda|CUDA))$")
+# Names a hard-coded default may read: the platform, nothing that carries a choice.
+_PLATFORM_NAMES = frozenset({"stdenv", "lib", "builtins", "true", "false"})
+
+
+def _hard_coded(default: Node) -> bool:
+    """A boolean the package decides alone: `false`, `true`, `stdenv.isLinux`,
+    `stdenv.hostPlatform.isx86_64 && !stdenv.isDarwin`; not a default that reads another switch,
+    a dependency or `config`."""
+    variables = [n for n in descendants(default) if n.type == "variable_expression"]
+    if any(text(v) not in _PLATFORM_NAMES for v in variables):
+        return False
+    return any(text(v) in {"true", "false"} for v in variables) or any(n.type == "select_expression" and (last_name(n) or "").startswith("is") for n in descendants(default))
 
 
 @RULE
 def check(formal: Node, ctx: Context) -> None:
     name = formal.child_by_field_name("name")
     default = formal.child_by_field_name("default")
-    if name is None or default is None or text(name) != "cudaSupport":
+    if name is None or default is None:
         return
+    switch = text(name)
+    if switch != "cudaSupport" and not (_OTHER_SWITCH.match(switch) and (_hard_coded(default) or _or_false(default) is not None)):
+        return  # another name's default that reads anything (`withCuda ? cudaSupport`) is the file's choice
     if dotted_name(default) in _ACCEPTED or _follows_dependency(default, ctx) or not _is_package_function(formal, ctx):
         return
     declared = ctx.target.includes(DECLARED_DATE)
@@ -108,15 +132,15 @@ def check(formal: Node, ctx: Context) -> None:
     if redundant is not None:
         if declared:
             fix = Fix("Drop the redundant `or false`", Applicability.SAFE, (Edit(redundant[0], redundant[1], ""),))
-            ctx.report(default, "`or false` is redundant: `config.cudaSupport` defaults to `false`; write `cudaSupport ? config.cudaSupport`", fixes=[fix], severity=Severity.INFO)
+            ctx.report(default, f"`or false` is redundant: `config.cudaSupport` defaults to `false`; write `{switch} ? config.cudaSupport`", fixes=[fix], severity=Severity.INFO)
         return
     wanted = "config.cudaSupport" if declared else "config.cudaSupport or false"
     written = " ".join(text(default).split())
     shown = written if len(written) <= 40 else written[:37] + "..."
     ctx.report(
         default,
-        f"`cudaSupport ? {shown}` ignores the user's `config.cudaSupport`: write `cudaSupport ? {wanted}`",
-        fixes=[_fix(formal, wanted, ctx)],
+        f"`{switch} ? {shown}` ignores the user's `config.cudaSupport`: write `{switch} ? {wanted}`",
+        fixes=[_fix(formal, switch, wanted, ctx)],
     )
 
 
@@ -198,7 +222,7 @@ def _follows_dependency(default: Node, ctx: Context) -> bool:
     return ctx.semantic.resolve(base).kind == "formal"
 
 
-def _fix(formal: Node, wanted: str, ctx: Context) -> Fix | None:
+def _fix(formal: Node, switch: str, wanted: str, ctx: Context) -> Fix | None:
     formals = formal.parent
     if formals is None or formals.type != "formals":
         return None
@@ -212,4 +236,4 @@ def _fix(formal: Node, wanted: str, ctx: Context) -> Fix | None:
     whole = formal.child_by_field_name("default")
     assert whole is not None
     changes.append(edits.replace(whole, wanted))
-    return Fix(f"Default `cudaSupport` to `{wanted}`", Applicability.UNSAFE, tuple(changes))
+    return Fix(f"Default `{switch}` to `{wanted}`", Applicability.UNSAFE, tuple(changes))
