@@ -63,6 +63,62 @@ CASES = [
     ("flake.nix", "{ outputs = _: { pkgs = import nixpkgs { overlays = [ (f: p: { y = MARK; }) ]; }; }; }", Kind.OVERRIDE, "overlays"),
     # a package defined in an overlay is a package
     ("overlay.nix", "final: prev: { y = final.stdenv.mkDerivation { src = ./.; buildInputs = [ MARK ]; }; }", Kind.PACKAGE, "mkDerivation"),
+    # ----- the file's shape decides what no call or attribute around the node does
+    # devenv modules, whatever the file is called
+    ("nix/dev.nix", "{ pkgs, ... }: { packages = [ MARK ]; languages.python.enable = true; }", Kind.SHELL, "devenv module"),
+    ("dev.nix", "{ pkgs, ... }: { languages.cplusplus.enable = true; env.CUDA_PATH = MARK; }", Kind.SHELL, "devenv module"),
+    ("dev.nix", "{ pkgs, ... }: { scripts.train.exec = MARK; }", Kind.SHELL, "devenv module"),
+    ("dev.nix", "{ pkgs, ... }: { processes.jupyter.exec = MARK; }", Kind.SHELL, "devenv module"),
+    ("dev.nix", "{ pkgs, lib, ... }: let libs = [ MARK ]; in { packages = libs ++ [ pkgs.git ]; }", Kind.SHELL, "devenv module"),
+    # `services` and `imports` are devenv's too when the rest of the file is devenv's
+    ("dev.nix", "{ pkgs, ... }: { imports = [ ./base.nix ]; packages = [ pkgs.git ]; services.postgres.package = MARK; }", Kind.SHELL, "devenv module"),
+    ("dev.nix", '{ pkgs, ... }: { env.X = "1"; services.ollama.acceleration = MARK; }', Kind.SHELL, "devenv module"),
+    # a devenv module with options of its own, its settings under `config`
+    (
+        "modules/cuda.nix",
+        '{ config, lib, pkgs, ... }: { options.cuda.enable = lib.mkEnableOption "CUDA"; config = lib.mkIf config.cuda.enable { packages = [ MARK ]; }; }',
+        Kind.SHELL,
+        "devenv module",
+    ),
+    ("dev.nix", '{ pkgs, lib, ... }: lib.mkMerge [ { enterTest = "pytest"; } { packages = [ MARK ]; } ]', Kind.SHELL, "devenv module"),
+    # not devenv: NixOS options beside `services`/`env`, home-manager's `home.packages`, a flake's `packages.<name>`
+    ("gpu.nix", "{ config, pkgs, ... }: { services.ollama.package = MARK; environment.systemPackages = [ pkgs.git ]; }", Kind.MODULE, "services.ollama.package"),
+    ("ollama.nix", "{ pkgs, ... }: { services.ollama.acceleration = MARK; }", Kind.MODULE, "services.ollama.acceleration"),
+    ("gpu.nix", "{ pkgs, ... }: let l = MARK; in { env.X = l; boot.kernelModules = [ ]; }", Kind.MODULE, "module"),
+    ("home.nix", "{ pkgs, ... }: { home.packages = [ MARK ]; }", Kind.MODULE, "home.packages"),
+    ("home.nix", "{ pkgs, ... }: let tools = [ MARK ]; in { home.packages = tools; programs.git.enable = true; }", Kind.MODULE, "module"),
+    ("set.nix", "{ callPackage, MARK }: { tool = callPackage ./tool.nix { cuda = MARK; }; }", Kind.PACKAGE, "file"),
+    # a package set's `env` is a package, not devenv's variables
+    ("set.nix", '{ buildEnv, MARK }: { env = buildEnv { name = "e"; }; tool = MARK; }', Kind.PACKAGE, "file"),
+    # flake-parts: shells and packages of `perSystem`, modules of `flake.nixosModules`, never a module file
+    ("parts.nix", "{ inputs, ... }: { imports = [ inputs.x.flakeModule ]; perSystem = { pkgs, ... }: { devShells.default = MARK; }; }", Kind.SHELL, "devShells"),
+    ("parts.nix", "{ inputs, ... }: { imports = [ inputs.x.flakeModule ]; perSystem = { pkgs, ... }: { packages.tool = MARK; }; }", Kind.PACKAGE, "packages"),
+    ("parts.nix", "{ inputs, ... }: { imports = [ ]; perSystem = { pkgs, ... }: let l = [ MARK ]; in { }; }", Kind.PACKAGE, "file"),
+    ("flake.nix", "{ outputs = inputs: parts.lib.mkFlake { inherit inputs; } { perSystem = { pkgs, ... }: { packages = { tool = MARK; }; }; }; }", Kind.PACKAGE, "packages"),
+    ("flake.nix", "{ outputs = i: parts.lib.mkFlake { } { flake.nixosModules.gpu = { pkgs, ... }: { hardware.nvidia.package = MARK; }; }; }", Kind.MODULE, "hardware.nvidia.package"),
+    ("flake.nix", "{ outputs = _: { nixosModules.default = { pkgs, ... }: let l = [ MARK ]; in { }; }; }", Kind.MODULE, "nixosModules"),
+    ("flake.nix", "{ outputs = _: { homeManagerModules.gpu = { pkgs, ... }: { xs = MARK; }; }; }", Kind.MODULE, "homeManagerModules"),
+    ("flake.nix", "{ outputs = _: { packages.x86_64-linux.default = MARK; }; }", Kind.PACKAGE, "packages"),
+    ("flake.nix", "{ outputs = _: { perSystem = { pkgs, ... }: { devenv.shells.default = { services.postgres.package = MARK; }; }; }; }", Kind.SHELL, "devenv.shells"),
+    ("flake.nix", "{ outputs = i: { devShells.x = devenv.lib.mkShell { inherit i; modules = [ { packages = [ MARK ]; } ]; }; }; }", Kind.SHELL, "mkShell"),
+    ("flake.nix", "{ outputs = _: { nixosConfigurations.gpu = nixpkgs.lib.nixosSystem { specialArgs = { x = MARK; }; }; }; }", Kind.MODULE, "nixosSystem"),
+    # module files: by the options they return, also under `lib.mkIf`/`lib.mkMerge`
+    ("gpu.nix", "{ config, lib, ... }: lib.mkIf config.gpu.enable { boot.kernelModules = [ ]; x = MARK; }", Kind.MODULE, "module"),
+    ("gpu.nix", '{ lib, ... }: lib.mkMerge [ { networking.hostName = "x"; } { y = MARK; } ]', Kind.MODULE, "module"),
+    ("gpu.nix", "{ config, lib, ... }: let cfg = config.x; in { options.x.package = lib.mkOption { default = MARK; }; }", Kind.MODULE, "module"),
+    # ... and by their directory, when they return an attrset
+    ("nixos/modules/services/misc/foo.nix", "{ config, lib, pkgs, ... }: let p = MARK; in { meta.maintainers = [ ]; }", Kind.MODULE, "module"),
+    ("/home/u/src/modules/gpu.nix", "{ pkgs, ... }: { fonts.packages = [ MARK ]; }", Kind.MODULE, "module"),
+    ("modules/tool/default.nix", "{ stdenv, cuda ? MARK }: stdenv.mkDerivation { src = ./.; }", Kind.PACKAGE, "file"),
+    ("modules/tool/default.nix", "{ stdenv, MARK }: stdenv.mkDerivation { src = ./.; buildInputs = [ MARK ]; }", Kind.PACKAGE, "mkDerivation"),
+    ("pkgs/development/python-modules/x/default.nix", "{ callPackage, MARK }: { a = MARK; }", Kind.PACKAGE, "file"),
+    ("pkgs/development/cuda-modules/x/default.nix", "{ callPackage, MARK }: { a = MARK; }", Kind.PACKAGE, "file"),
+    # nix-shell environments: a `mkDerivation` with nothing to build, in `shell.nix` or `default.nix`
+    ("shell.nix", 'with import <nixpkgs> { }; stdenv.mkDerivation { name = "env"; buildInputs = [ MARK ]; }', Kind.SHELL, "nix-shell environment"),
+    ("default.nix", '{ pkgs ? import <nixpkgs> { } }: pkgs.stdenv.mkDerivation { name = "env"; LD_LIBRARY_PATH = MARK; }', Kind.SHELL, "nix-shell environment"),
+    # builders that compute their source are packages without `src`
+    ("pkg.nix", '{ python3Packages, MARK }: python3Packages.buildPythonPackage { pname = "x"; dependencies = [ MARK ]; }', Kind.PACKAGE, "buildPythonPackage"),
+    ("cuda_x.nix", '{ buildRedist, MARK }: buildRedist { redistName = "cuda"; pname = "cuda_x"; buildInputs = [ MARK ]; }', Kind.PACKAGE, "buildRedist"),
 ]
 
 
@@ -78,3 +134,99 @@ def test_every_finding_carries_its_place() -> None:
     code = "{ pkgs }: pkgs.mkShell { shellHook = ''export LD_LIBRARY_PATH=${pkgs.cudatoolkit}/lib''; }"
     result = lint(SourceFile("shell.nix", code), LintSettings())
     assert result.diagnostics and {d.context for d in result.diagnostics} == {"dev shell"}
+
+
+# ----- end to end: `cudalint check` gives the advice of the context the file's shape or path decides
+
+
+def check_json(tmp_path, monkeypatch, capsys, path: str, code: str, *extra: str, stdin: bool = False) -> list[dict]:
+    import io
+    import json
+    import sys
+
+    from cudalint.frontend.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    if stdin:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(code.encode())))
+        argv = ["check", "--isolated", "--output-format", "json", *extra, "--stdin-filename", path, "-"]
+    else:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(code)
+        argv = ["check", "--isolated", "--output-format", "json", *extra, path]
+    main(argv)
+    return json.loads(capsys.readouterr().out)
+
+
+def found(findings: list[dict], code: str) -> list[tuple[str, str]]:
+    return [(f["severity"], f["context"]) for f in findings if f["code"] == code]
+
+
+DEVENV = """{ pkgs, ... }:
+{
+  languages.python.enable = true;
+  packages = [ pkgs.git ];
+  env.LD_LIBRARY_PATH = "${pkgs.cudaPackages.cuda_cudart}/lib";
+}
+"""
+
+
+def test_a_devenv_module_found_by_its_shape_gets_the_dev_shell_advice(tmp_path, monkeypatch, capsys) -> None:
+    assert found(check_json(tmp_path, monkeypatch, capsys, "nix/dev.nix", DEVENV), "CUDA101") == [("info", "dev shell")]
+    # the same `env` in a NixOS module (`boot` is no devenv option) is no dev shell
+    nixos = DEVENV.replace("languages.python.enable = true;", "boot.kernelModules = [ ];")
+    assert found(check_json(tmp_path, monkeypatch, capsys, "nix/gpu.nix", nixos), "CUDA101") == [("info", "module")]
+    # and in a package file it is a package's `LD_LIBRARY_PATH`
+    package = DEVENV.replace("{ pkgs, ... }:\n", "{ pkgs, ... }:\npkgs.stdenv.mkDerivation ").replace("languages.python.enable = true;", "src = ./.;")
+    assert found(check_json(tmp_path, monkeypatch, capsys, "nix/pkg.nix", package), "CUDA101") == [("warning", "package")]
+
+
+FLAKE_PARTS = """{ inputs, ... }:
+{
+  imports = [ inputs.treefmt-nix.flakeModule ];
+  perSystem = { pkgs, ... }: {
+    packages.cuda-root = pkgs.symlinkJoin {
+      name = "cuda-root";
+      paths = [ (pkgs.lib.getBin pkgs.cudaPackages.cuda_nvcc) ];
+    };
+    devShells.default = pkgs.mkShell {
+      CUDA_HOME = pkgs.symlinkJoin { name = "cuda-home"; paths = [ (pkgs.lib.getBin pkgs.cudaPackages.cuda_nvcc) ]; };
+    };
+  };
+}
+"""
+
+
+def test_flake_parts_packages_are_packages_and_its_dev_shells_shells(tmp_path, monkeypatch, capsys) -> None:
+    findings = check_json(tmp_path, monkeypatch, capsys, "nix/parts.nix", FLAKE_PARTS)
+    # the join is reported in the package (line 5), not in the dev shell (line 10); `imports` makes no NixOS module of it
+    assert [(f["location"]["row"], f["context"]) for f in findings if f["code"] == "CUDA203"] == [(5, "package")]
+
+
+MODULE = """{ config, lib, pkgs, cudaSupport ? false, ... }:
+{
+  meta.maintainers = [ ];
+}
+"""
+
+
+@pytest.mark.parametrize(("path", "fires"), [("nixos/modules/services/misc/foo.nix", False), ("modules/foo.nix", False), ("pkgs/by-name/fo/foo/package.nix", True)])
+def test_the_stdin_filename_of_a_module_gives_module_context(tmp_path, monkeypatch, capsys, path: str, fires: bool) -> None:
+    # `cudaSupport ? false` is a package's defect (CUDA303), a module's own argument is not
+    assert bool(found(check_json(tmp_path, monkeypatch, capsys, path, MODULE, stdin=True), "CUDA303")) == fires
+    assert bool(found(check_json(tmp_path, monkeypatch, capsys, path, MODULE), "CUDA303")) == fires
+
+
+NIX_SHELL = """{ pkgs ? import <nixpkgs> { } }:
+pkgs.stdenv.mkDerivation {
+  name = "cuda-env";
+  buildInputs = [ pkgs.cudaPackages.cuda_cudart ];
+  LD_LIBRARY_PATH = "${pkgs.lib.getLib pkgs.cudaPackages.cuda_cudart}/lib";
+}
+"""
+
+
+def test_a_derivation_with_nothing_to_build_is_a_nix_shell_environment(tmp_path, monkeypatch, capsys) -> None:
+    assert found(check_json(tmp_path, monkeypatch, capsys, "env/default.nix", NIX_SHELL), "CUDA101") == [("info", "dev shell")]
+    package = NIX_SHELL.replace('name = "cuda-env";', 'name = "cuda-env"; src = ./.;')
+    assert found(check_json(tmp_path, monkeypatch, capsys, "pkg/default.nix", package), "CUDA101") == [("warning", "package")]

@@ -10,15 +10,23 @@ The innermost construct that decides wins, so a `mkDerivation` inside a NixOS mo
 `environment.systemPackages` is a package, and a `mkShell` inside a flake is a dev shell:
 
 - a builder call whose argument holds the node: `mkShell`/`mkShellNoCC`/`buildFHSEnv`... (shell);
-  `mkDerivation`, `buildPythonPackage`, ... (package; a `mkDerivation` with no source that only
+  `mkDerivation`, `buildPythonPackage`, ... (package; a `mkDerivation` with no source
   and no phases is a nix-shell environment); `runCommand`, `symlinkJoin`, wrappers
   (package); `.override`, `overrideAttrs`, `overrideScope`, ... (override);
-- an attribute: `devShells`/`devShell`/`devshells`/`shellHook`/`enterShell` (shell), `overlays` /
+- an attribute: `devShells`/`devShell`/`devshells`/`shellHook`/`enterShell` and devenv's
+  flake-parts `devenv.shells` (shell), `packages.<name>` of a flake or flake-parts' `perSystem` (package),
+  `nixosModules`/`homeManagerModules`/`nixosConfigurations`... (module), `overlays` /
   `packageOverrides` (override), `environment.*`, `home.*`, `programs.*`, `hardware.*`,
   `systemd.*`, `services.*`, `boot.*`, `nixpkgs.*` (module);
 - an overlay function `final: prev: ...` / `self: super: ...` (override);
-- the file: `shell.nix` and `devenv.nix` are shells; a function returning an attrset of module
-  options is a module; anything else is judged as a package.
+- the file (`file_place`), by name and by shape: `shell.nix` and `devenv.nix` are shells, and so
+  is a devenv module by its top-level attributes (`languages`, `enterShell`, `scripts`,
+  `processes`, a `packages` list, `env.X`, ...; not with NixOS-only ones such as `environment` or
+  `boot`: `services` and `imports` belong to both); a module is a function (or attrset)
+  returning module options (`options`, `config`, `imports`, `environment.*`, `home.*`, also
+  under `lib.mkIf`/`lib.mkMerge`), or any attrset-valued file under a `modules/` directory
+  (`nixos/modules/services/foo.nix`); a flake-parts module (`perSystem`, `flake`) is neither;
+  anything else is judged as a package.
 """
 
 from __future__ import annotations
@@ -134,20 +142,62 @@ OVERRIDE_CALLS = frozenset({"override", "overrideAttrs", "overrideDerivation", "
 # `devshells`: numtide devshell's flake module (`perSystem.devshells.<name>`)
 SHELL_ATTRS = frozenset({"devShells", "devShell", "devshells", "shellHook", "enterShell"})
 OVERRIDE_ATTRS = frozenset({"overlays", "packageOverrides"})
+# Flake outputs (and flake-parts' `flake.*`) whose values are modules or whole systems.
+MODULE_ATTRS = frozenset(
+    {
+        "nixosModules",
+        "nixosModule",
+        "homeManagerModules",
+        "homeManagerModule",
+        "homeModules",
+        "darwinModules",
+        "nixosConfigurations",
+        "homeConfigurations",
+        "darwinConfigurations",
+    }
+)
+# Flake outputs whose attributes are packages: `packages.<system>.<name>`, `perSystem`'s `packages.<name>`.
+PACKAGE_ATTRS = frozenset({"packages", "legacyPackages"})
+# Calls that build a system from modules: their argument's options are module options.
+MODULE_CALLS = frozenset({"nixosSystem", "homeManagerConfiguration", "darwinSystem"})
 # First attribute names of NixOS / home-manager options that hold CUDA settings.
 MODULE_ROOTS = frozenset({"environment", "home", "programs", "hardware", "systemd", "services", "boot", "nixpkgs", "virtualisation", "users", "security"})
+# Top-level attributes only a devenv module (or numtide devshell's) sets.
+_DEVENV_KEYS = frozenset(
+    {
+        *("languages", "enterShell", "enterTest", "scripts", "processes", "process", "pre-commit", "git-hooks", "dotenv", "devenv", "devshell"),
+        *("cachix", "devcontainer", "tasks", "starship", "difftastic", "delta"),
+        # the shapes of `packages` and `env` devenv writes (`_top_keys`), not a package set's `env = buildEnv { ... }`
+        *("packages = [...]", "env = {...}"),
+    }
+)
+# Top-level options of NixOS and home-manager that devenv does not have (`services`, `imports`
+# and `env` are shared or ambiguous, so they decide nothing alone).
+_SYSTEM_ONLY_KEYS = MODULE_ROOTS - {"services"} | {"networking", "fileSystems", "system", "i18n", "time", "fonts", "xdg", "powerManagement", "console", "swapDevices", "nix"}
+_MODULE_KEYS = MODULE_ROOTS | {"imports", "options", "config", "networking", "fileSystems"}
+# flake-parts modules: their attributes hold packages, shells and modules, each decided inside.
+_FLAKE_PARTS_KEYS = frozenset({"perSystem", "flake", "systems", "transposition"})
+# Module-valued wrappers a module body may sit in: `lib.mkIf cfg.enable { ... }`, `lib.mkMerge [ ... ]`.
+_MODULE_WRAPPERS = frozenset({"mkIf", "mkMerge", "mkDefault", "mkForce", "mkOverride"})
 # A derivation with none of these has nothing to build: it is a nix-shell environment.
 _SOURCE_ATTRS = frozenset({"src", "srcs", "unpackPhase", "buildPhase", "installPhase", "buildCommand", "builder", "configurePhase", "dontUnpack", "phases"})
+# The builders nix-shell environments are written with (a `buildRedist` or `buildPythonPackage`
+# without `src` computes its source).
+_NIX_SHELL_BUILDERS = frozenset({"mkDerivation", "mkDerivationNoCC"})
 _PHASE_ATTR = re.compile(r"^(?:(?:pre|post)[A-Z]\w*|\w+Phase)$")
 _OVERLAY_FIRST = frozenset({"final", "self", "pfinal"})
 _OVERLAY_SECOND = frozenset({"prev", "super", "pprev", "previous"})
-_SHELL_FILES = {"shell.nix": "shell.nix", "devenv.nix": "devenv.nix"}
+_SHELL_FILES = frozenset({"shell.nix", "devenv.nix"})
+DEVENV = "devenv module"
 
 
-def place_of(node: Node, path: str, module_file: bool, call_place: Callable[[Node], Place | None] | None = None) -> Place:
-    """The place of `node` in a file at `path`; `module_file` when the whole file is a module.
-    `call_place` answers what a call decides for its argument (`call_place_of`, or a memo of it)."""
+def place_of(node: Node, file: Place | None, call_place: Callable[[Node], Place | None] | None = None) -> Place:
+    """The place of `node` in a file whose whole value stands in `file` (`file_place`; None: a
+    package file). `call_place` answers what a call decides for its argument (`call_place_of`, or
+    a memo of it)."""
     call_place = call_place or call_place_of
+    # a devenv module's `services.postgres` is devenv's, not a NixOS service
+    system_options = file is None or file.detail not in (DEVENV, "devenv.nix")
     child = node
     names: list[str] = []  # the attribute path walked so far, outermost first
     module: Place | None = None  # a module option holds the node, unless a builder call around it does
@@ -156,28 +206,31 @@ def place_of(node: Node, path: str, module_file: bool, call_place: Callable[[Nod
         if parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
             decided = call_place(parent)
             if decided is not None:
-                return decided
+                return module if decided.is_module and module is not None else decided
         elif parent.type == "binding" and binding_value(parent) == child and _in_attrset(parent):
             own = [n or "${...}" for n in attrpath_names(parent.child_by_field_name("attrpath"))]
+            deeper = len(names)
             names[:0] = own
             if shell := next((n for n in own if n in SHELL_ATTRS), None):
                 return Place(Kind.SHELL, shell, parent)
+            if "devenv" in own and names[names.index("devenv") + 1 :][:1] == ["shells"]:  # devenv's flake-parts module
+                return Place(Kind.SHELL, "devenv.shells", parent)
             if override := next((n for n in own if n in OVERRIDE_ATTRS), None):
                 return Place(Kind.OVERRIDE, override, parent)
+            if outputs := next((n for n in own if n in MODULE_ATTRS), None):
+                return module or Place(Kind.MODULE, outputs, parent)
+            # `packages.default = ...` (not a devenv module's `packages = [ ... ]` list, nor `home.packages`)
+            if own[0] in PACKAGE_ATTRS and len(own) + deeper > 1:
+                return Place(Kind.PACKAGE, own[0], parent)
             rooted = names[1:] if names[:1] == ["config"] else names
-            if module is None and rooted and rooted[0] in MODULE_ROOTS:
+            if module is None and system_options and rooted and rooted[0] in MODULE_ROOTS:
                 module = Place(Kind.MODULE, ".".join(rooted), parent)
         elif parent.type == "function_expression" and _is_overlay(parent):
             return Place(Kind.OVERRIDE, "overlay", parent)
         child, parent = parent, parent.parent
     if module is not None:
         return module
-    base = os.path.basename(path)
-    if base in _SHELL_FILES:
-        return Place(Kind.SHELL, _SHELL_FILES[base])
-    if module_file:
-        return Place(Kind.MODULE, "module")
-    return Place(Kind.PACKAGE, "file")
+    return file or Place(Kind.PACKAGE, "file")
 
 
 def call_place_of(apply: Node) -> Place | None:
@@ -190,9 +243,11 @@ def call_place_of(apply: Node) -> Place | None:
         return Place(Kind.SHELL, name or "mkShell", call)
     if name in OVERRIDE_CALLS:
         return Place(Kind.OVERRIDE, name, call)
+    if name in MODULE_CALLS:
+        return Place(Kind.MODULE, name, call)
     if name in DERIVATION_BUILDERS:
         attrset = _argument_attrset(arguments[-1] if arguments else None)
-        if attrset is not None and _builds_nothing(attrset):
+        if name in _NIX_SHELL_BUILDERS and attrset is not None and _builds_nothing(attrset):
             # no source and no phases: it cannot be built, only entered with nix-shell
             return Place(Kind.SHELL, "nix-shell environment", call)
         return Place(Kind.PACKAGE, name, call, name)
@@ -241,18 +296,80 @@ def _is_overlay(function: Node) -> bool:
     return identifier_name(body.child_by_field_name("universal")) in _OVERLAY_SECOND
 
 
-def is_module_file(root_expression: Node | None) -> bool:
-    """A file whose value is a module: a function (or attrset) returning an attrset that sets
-    `imports`, `options`, `config` or NixOS/home-manager options."""
+def file_place(root_expression: Node | None, path: str) -> Place | None:
+    """What the whole file is, for the nodes no call or attribute decides: a dev shell (by its
+    name, or a devenv module by its top-level attributes), a module (by the options it returns,
+    or an attrset-valued file under a `modules/` directory), or None (a package file)."""
+    if os.path.basename(path) in _SHELL_FILES:
+        return Place(Kind.SHELL, os.path.basename(path))
+    bodies = _module_bodies(root_expression)
+    keys: set[str] = set()
+    for body in bodies:
+        for inner in (body, *_config_bodies(body)):  # `config = { ... }` in a module with options
+            keys.update(_top_keys(inner))
+    if keys & _FLAKE_PARTS_KEYS:
+        return None
+    if keys & _DEVENV_KEYS and not keys & _SYSTEM_ONLY_KEYS:
+        return Place(Kind.SHELL, DEVENV)
+    if keys & _MODULE_KEYS:
+        return Place(Kind.MODULE, "module")
+    if bodies and _under_modules(path):
+        return Place(Kind.MODULE, "module")
+    return None
+
+
+def _top_keys(attrset: Node) -> set[str]:
+    """The first attribute names an attrset sets; a `packages` list (devenv's, not a flake's
+    `packages.<name>`) is also "packages = [...]", and variables (`env.X = ...`, `env = { ... }`,
+    numtide devshell's `env = [ ... ]`) "env = {...}"."""
+    keys: set[str] = set()
+    for binding in bindings_of(attrset):
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        if not names or names[0] is None:
+            continue
+        keys.add(names[0])
+        value = unparen(binding_value(binding))
+        if names == ["packages"] and value is not None and value.type not in ATTRSET_TYPES:
+            keys.add("packages = [...]")
+        if names[0] == "env" and (len(names) > 1 or value is not None and (value.type in ATTRSET_TYPES or value.type == "list_expression")):
+            keys.add("env = {...}")
+    return keys
+
+
+def _under_modules(path: str) -> bool:
+    """A file in a `modules` directory (`nixos/modules/services/x.nix`, `modules/gpu.nix`)."""
+    return "modules" in os.path.normpath(path).replace(os.sep, "/").split("/")[:-1]
+
+
+def _module_bodies(root_expression: Node | None) -> list[Node]:
+    """The attrsets a file's value consists of, as a module writes them: `{ ... }`, `args: { ... }`,
+    through `let`, `with`, `lib.mkIf c { ... }` and `lib.mkMerge [ { ... } ... ]`."""
     expression = unparen(root_expression)
     if expression is not None and expression.type == "function_expression":
         expression = unparen(expression.child_by_field_name("body"))
+    return _attrsets_within(expression, 0)
+
+
+def _attrsets_within(expression: Node | None, depth: int) -> list[Node]:
     while expression is not None and expression.type in ("let_expression", "with_expression"):
         expression = unparen(expression.child_by_field_name("body"))
-    if expression is None or expression.type not in ATTRSET_TYPES:
-        return False
-    for binding in bindings_of(expression):
-        first = (attrpath_names(binding.child_by_field_name("attrpath")) or [None])[0]
-        if first in MODULE_ROOTS or first in ("imports", "options", "config"):
-            return True
-    return False
+    if expression is None or depth > 4:
+        return []
+    if expression.type in ATTRSET_TYPES:
+        return [expression]
+    if expression.type == "list_expression":
+        return [a for element in expression.named_children for a in _attrsets_within(unparen(element), depth + 1)]
+    if expression.type == "apply_expression":
+        function, arguments = flatten_apply(expression)
+        if last_name(function) in _MODULE_WRAPPERS and arguments:
+            return _attrsets_within(unparen(arguments[-1]), depth + 1)
+    return []
+
+
+def _config_bodies(attrset: Node) -> list[Node]:
+    """The attrsets of `config = { ... }` / `config = lib.mkIf c { ... }` in a module with options."""
+    found: list[Node] = []
+    for binding in bindings_of(attrset):
+        if attrpath_names(binding.child_by_field_name("attrpath")) == ["config"]:
+            found.extend(_attrsets_within(unparen(binding_value(binding)), 0))
+    return found

@@ -16,7 +16,7 @@ from functools import lru_cache
 from tree_sitter import Node, Tree
 
 from cudalint.knowledge import catalog
-from cudalint.nix.places import Place, call_place_of, is_module_file, place_of
+from cudalint.nix.places import Place, call_place_of, file_place, place_of
 from cudalint.nix.shell import ShellText, is_shell_string
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import (
@@ -167,7 +167,7 @@ class Semantic:
         self._package_names: dict[bytes, bool] = {}
         self._places: dict[Node, Place] = {}
         self._typed_nodes: dict[tuple[str, ...], list[Node]] = {}
-        self._module_file: bool | None = None
+        self._file_place: tuple[Place | None] | None = None  # (what the whole file is,), once asked
         self._memos: dict[str, dict] = {}
 
     def memo(self, owner: str) -> dict:
@@ -188,12 +188,12 @@ class Semantic:
 
     def place(self, node: Node) -> Place:
         """Where `node` stands: a package, a dev shell, a module or an override (cudalint.nix.places)."""
-        if self._module_file is None:
+        if self._file_place is None:
             root = self.tree.root_node
-            self._module_file = is_module_file(root.child_by_field_name("expression") or (root.named_children[0] if root.named_children else None))
+            self._file_place = (file_place(root.child_by_field_name("expression") or (root.named_children[0] if root.named_children else None), self.source.path),)
         found = self._places.get(node)
         if found is None:  # (several rules ask for the same node's place)
-            found = self._places[node] = place_of(node, self.source.path, self._module_file, self._call_place)
+            found = self._places[node] = place_of(node, self._file_place[0], self._call_place)
         return found
 
     def _call_place(self, apply: Node) -> Place | None:
