@@ -7,7 +7,11 @@ a phase, `.cu` sources, architecture flags, `-DUSE_CUDA`-style switches, a CMake
 picks CUDA as the backend (`GPU_API=cuda`), `cudaPackages.flags`, a `buildPythonPackage` with torch: a torch extension) with an nvcc that does not pin its host
 compiler on the target nixpkgs: the runfile toolkit (`cudatoolkit`), a `symlinkJoin` / `buildEnv`
 of CUDA packages that includes `cuda_nvcc` (it drops the setup hooks), or, before December 2023,
-the redistributable `cuda_nvcc` itself.
+the redistributable `cuda_nvcc` itself. Also, in a CUDA build: `overrideCC stdenv gccNN` (an older
+GCC picked by hand to please nvcc, also bound in a `let` or one branch of an `if`), a
+`buildBazelPackage` configured for CUDA (`TF_NEED_CUDA`, `--config=cuda`) without
+`.override { stdenv = ...; }`, and, on targets from 25.11, the deprecated `stdenv` attribute of
+`buildPythonPackage` (write `(buildPythonPackage.override { stdenv = ...; })`).
 
 Not flagged: a redistributable `cuda_nvcc` among the inputs on a target with its setup hook, even
 next to the toolkit (the hook sets the host compiler for every nvcc the build runs); a package
@@ -16,7 +20,8 @@ repackaged binaries (`dontBuild = true`, wheels); a `mkDerivation` that is only 
 environment (no `src`, no phases: the dev-shell context, like `mkShell`) and nvcc inside a
 `buildFHSEnv`; a host compiler chosen explicitly (`-ccbin`, `CUDAHOSTCXX`,
 `CMAKE_CUDA_HOST_COMPILER`, `CC`/`CXX`/`PATH` from `${cudatoolkit.cc}`, `${backendStdenv.cc}`,
-`${gcc12Stdenv.cc}`); `backendStdenv.mkDerivation`, `effectiveStdenv`/`stdenv'` bound to an
+`${gcc12Stdenv.cc}`); `overrideCC` before `backendStdenv` existed (early 2023) and with a
+compiler that is not GCC (clang); `backendStdenv.mkDerivation`, `effectiveStdenv`/`stdenv'` bound to an
 expression that uses `backendStdenv`, other stdenvs picked on purpose (`gcc12Stdenv`); a `stdenv`
 formal the file shows is injected (its default names another stdenv, or the file calls the
 function with `stdenv = cudaPackages.backendStdenv`, also through a let-bound name). A bare
@@ -42,17 +47,31 @@ nixpkgs changed over time, so the rule is dated by the target nixpkgs:
   A join of redistributables (and `cudatoolkit`, a join since 2024) loses that hook.
 - from 2025-11-26 (unstable) and in 25.11 (backport PR #465957): `cuda_nvcc` pins the host
   compiler itself, with a wrapper and `compiler-bindir` in `nvcc.profile` (PR #465329), also
-  outside `mkDerivation` and through joins. Every nvcc of the package set then has a supported
-  compiler: the rule is silent on these targets.
+  outside `mkDerivation` and through joins. That does not end the advice (revised 2026-11-25):
+  the rest of the package is still built by the plain stdenv's newer compiler, and reviewers kept
+  asking for `backendStdenv` in CUDA builds (a compression library built with the toolkit, PR
+  #482987 for issue #475536, 2026-01; an LLM runner, PR #375388). Joins and the toolkit are
+  flagged on these targets too.
+
+`overrideCC stdenv gcc12` gives nvcc a compiler it supports, but one chosen by hand: it goes stale
+with the next CUDA release and links the older GCC's libstdc++, which backendStdenv avoids (it
+takes the newest one, PR #223664, #275947). Before backendStdenv existed (early 2023) it was the
+way, and nothing is said there. `buildBazelPackage` and `buildPythonPackage` take another stdenv
+through `.override`; passing `stdenv` among `buildPythonPackage`'s attributes warns from 25.11
+on (PR #476401).
 
 The fix builds with `cudaPackages.backendStdenv.mkDerivation` (adding a `cudaPackages` formal when
 nothing binds it). When CUDA is optional the switch follows the file's own CUDA switch, whatever
 its name (`cudaSupport`, `enableCuda`, `withCuda`, `cudaSupport'`, `useCuda`, ...):
 `effectiveStdenv = if <switch> then cudaPackages.backendStdenv else stdenv;`, so builds without
 CUDA keep their compiler; only a file without a switch (CUDA always on) switches unconditionally.
-It is unsafe: the compiler of the whole package changes. Python builders get no automatic fix;
-write `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })`, or take nvcc
-from the redistributable `cuda_nvcc` on a target with its setup hook.
+In a file of the CUDA package set (`cuda_nvcc` is a formal) it adds a `backendStdenv` formal
+instead. `overrideCC stdenv gccNN` is replaced by `cudaPackages.backendStdenv` where it stands. It
+is unsafe: the compiler of the whole package changes. Python and Bazel builders get no automatic
+fix; write `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })`, or take nvcc
+from the redistributable `cuda_nvcc` on a target with its setup hook. On targets before
+backendStdenv (22.11 and older) no fix is offered: the name does not exist there, and the
+message points nvcc at the toolkit's own compiler (`-ccbin ${cudatoolkit.cc}/bin`) instead.
 
 ## Example
 ```nix
@@ -84,6 +103,10 @@ effectiveStdenv.mkDerivation {
 ## References
 - https://github.com/NixOS/nixpkgs/pull/465329
 - https://github.com/NixOS/nixpkgs/pull/465957
+- https://github.com/NixOS/nixpkgs/pull/482987
+- https://github.com/NixOS/nixpkgs/issues/475536
+- https://github.com/NixOS/nixpkgs/pull/223664
+- https://github.com/NixOS/nixpkgs/pull/476401
 - https://github.com/NixOS/nixpkgs/issues/370879
 - https://github.com/NixOS/nixpkgs/pull/369956
 - https://github.com/NixOS/nixpkgs/pull/233581
@@ -115,7 +138,18 @@ from cudalint.nix.syntax import (
     text,
     unparen,
 )
-from cudalint.rules._cuda_compilation import PYTHON_BUILDERS, compiles_device_code, contains, derivation_call, nvcc_sources
+from cudalint.rules._cuda_compilation import (
+    PYTHON_BUILDERS,
+    builder_label,
+    compiles_device_code,
+    contains,
+    derivation_attrset,
+    derivation_call,
+    is_python_builder,
+    nvcc_sources,
+    reachable,
+    spells,
+)
 
 RULE = Rule(
     code="CUDA302",
@@ -123,9 +157,9 @@ RULE = Rule(
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,
     availability=FixAvailability.SOMETIMES,
-    summary="CUDA device code compiled with the plain `stdenv`, whose compiler nvcc may not support",
+    summary="CUDA device code compiled with the plain `stdenv` (or `overrideCC stdenv gccNN`) instead of `cudaPackages.backendStdenv`",
     node_types=("apply_expression",),
-    patterns=(b"cudatoolkit", b"cuda_nvcc", b"cudaPackages"),
+    patterns=(b"cudatoolkit", b"cuda_nvcc", b"cudaPackages", b"buildBazelPackage"),
 )
 
 # The date from which `cuda_nvcc`'s setup hook points nvcc at backendStdenv's compiler.
@@ -135,35 +169,55 @@ HOOK_DATE = "2023-12-01"
 # backported to release-25.11 (PR #465957) after its branch-off.
 PINNED_DATE = "2025-11-26"
 PINNED_RELEASES = frozenset({"25.11"})
+# `cudaPackages.backendStdenv` exists from early 2023 (it was reworked by PR #223664, 2023-04-05);
+# before, nvcc's compiler was the toolkit's own `cudatoolkit.cc`, and no fix writes the name.
+BACKEND_DATE = "2023-04-01"
+# `buildPythonPackage { stdenv = ...; }` warns from 25.11 on (PR #476401: it stops evaluating
+# cleanly once 25.11 is the oldest supported release); `.override { stdenv = ...; }` replaces it.
+PYTHON_STDENV_DEPRECATED = "2025-11-01"
 _HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN|NVCC_PREPEND_FLAGS")
 # Compilers chosen on purpose: `${cudatoolkit.cc}`, `${backendStdenv.cc}`, `${gcc12Stdenv.cc}`, `${gcc12}`.
 _CHOSEN_COMPILER_OWNER = re.compile(r"^(?:backendStdenv|gcc\d+Stdenv|clang\d+Stdenv|gcc\d+|cudatoolkit(?:_\d+(?:_\d+)?)?)$")
+# A GCC handed to `overrideCC` (`gcc11`, `buildPackages.gcc12`, `gcc12.cc`): nvcc's compiler picked by hand.
+_GCC = re.compile(r"^gcc\d*$")
+# A Bazel build that compiles CUDA (TensorFlow-style configuration).
+_BAZEL_CUDA = re.compile(r"TF_NEED_CUDA|--config=cuda\b|@local_config_cuda|TF_CUDA_|CUDA_TOOLKIT_PATH")
 _MAX_DEPTH = 4
 
 
 @RULE
 def check(apply: Node, ctx: Context) -> None:
+    if _check_bazel(apply, ctx):
+        return
     call = derivation_call(apply, ctx)
     if call is None:
         return
     function, attrset = call
     if ctx.place(attrset).is_shell:
         return  # a nix-shell environment (no source, no phases) compiles nothing itself
-    if _pins_its_compiler(ctx.target):
-        return
     sources = nvcc_sources(attrset, ctx)
-    if not sources:
+    cuda_build = bool(sources) and compiles_device_code(attrset, function, ctx)
+    if is_python_builder(function) and _python_stdenv_argument(function, attrset, cuda_build, ctx):
+        return
+    if not cuda_build or _picks_host_compiler(attrset, ctx):
+        return
+    chosen = _stdenv_expression(function)
+    override = _override_cc(chosen, ctx, 0) if chosen is not None else None
+    if override is not None:
+        _report_override_cc(override, sources, ctx)  # whatever nvcc: the GCC is picked by hand
         return
     kinds = {k for k, _ in sources}
     if "redist" in kinds and ctx.target.includes(HOOK_DATE):
         return  # the hook exports nvcc's host compiler for the whole build, toolkit's nvcc too
-    if not compiles_device_code(attrset, function, ctx) or _picks_host_compiler(attrset, ctx):
-        return
+    pinned = _pins_its_compiler(ctx.target)
     builder = _builder(function, ctx)
     if builder is None:
         return
     kind, stdenv_span = builder
-    if "runfile" in kinds:
+    if pinned:
+        # nvcc pins its own compiler since PR #465329; the rest of the package is built by another
+        reason = "the plain stdenv, whose C++ compiler is not the one nvcc uses"
+    elif "runfile" in kinds:
         node = next(n for k, n in sources if k == "runfile")
         reason = f"nvcc from `{_short(node)}`, which does not pin a supported host compiler"  # the runfile toolkit
     elif "join" in kinds:
@@ -171,10 +225,14 @@ def check(apply: Node, ctx: Context) -> None:
         reason = f"nvcc from the join `{_short(node)}`, which drops `cuda_nvcc`'s setup hook"
     else:
         reason = "`cuda_nvcc`, whose setup hook picks a supported host compiler only from December 2023"
-    called = "buildPythonPackage" if kind == "python" else "stdenv.mkDerivation"  # the call's own text can be long
-    if kind == "python":
+    called = builder_label(function)  # the call's own text can be long
+    fixes: list[Fix | None] = []
+    if not ctx.target.includes(BACKEND_DATE):
+        advice = "point nvcc at the toolkit's compiler (`-ccbin ${cudatoolkit.cc}/bin`)"  # no backendStdenv yet
+    elif kind == "python" and ctx.target.includes(PYTHON_STDENV_DEPRECATED):
+        advice = "write `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })`"
+    elif kind == "python":
         advice = "override its stdenv with `cudaPackages.backendStdenv`"
-        fixes: list[Fix | None] = []
     else:
         advice = "build with `cudaPackages.backendStdenv`"
         assert stdenv_span is not None
@@ -190,6 +248,100 @@ def _pins_its_compiler(target: Target) -> bool:
 def _short(node: Node) -> str:
     written = " ".join(text(node).split())
     return written if len(written) <= 30 else written[:27] + "..."
+
+
+# ----- overrideCC, Bazel, and the stdenv argument of Python builders ------------------------------
+
+
+def _stdenv_expression(function: Node) -> Node | None:
+    """The stdenv the call builds with, as written: `X` of `X.mkDerivation`, or the `stdenv`
+    given to `(buildPythonPackage.override { stdenv = X; })`."""
+    function = unparen(function)
+    if function is None:
+        return None
+    if function.type == "select_expression" and last_name(function) == "mkDerivation":
+        names = attrpath_names(function.child_by_field_name("attrpath"))
+        return function.child_by_field_name("expression") if len(names) == 1 else None
+    if function.type == "apply_expression":
+        _, arguments = flatten_apply(function)
+        attrset = unparen(arguments[-1]) if arguments else None
+        given = edits.find_binding(attrset, "stdenv") if attrset is not None and attrset.type in ATTRSET_TYPES else None
+        return binding_value(given) if given is not None else None
+    return None
+
+
+def _override_cc(node: Node | None, ctx: Context, depth: int) -> Node | None:
+    """The `overrideCC stdenv gccNN` call the stdenv expression is (or may be, through a `let`
+    or a branch of an `if`): nvcc's compiler chosen by hand."""
+    node = unparen(node)
+    if node is None or depth > _MAX_DEPTH:
+        return None
+    if node.type == "if_expression":
+        for branch in ("consequence", "alternative"):
+            found = _override_cc(node.child_by_field_name(branch), ctx, depth + 1)
+            if found is not None:
+                return found
+        return None
+    if node.type == "variable_expression":
+        binding = ctx.semantic.resolve(node)
+        return _override_cc(binding.value, ctx, depth + 1) if binding.kind in {"let", "rec"} else None
+    if node.type != "apply_expression":
+        return None
+    callee, arguments = flatten_apply(node)
+    if last_name(callee) != "overrideCC" or len(arguments) != 2:
+        return None
+    compiler = unparen(arguments[1])
+    if compiler is not None and compiler.type == "select_expression" and last_name(compiler) == "cc":
+        compiler = compiler.child_by_field_name("expression")  # `gcc12.cc`
+        names = attrpath_names(unparen(arguments[1]).child_by_field_name("attrpath"))
+        owner = names[-2] if len(names) >= 2 else last_name(compiler)
+    else:
+        owner = last_name(compiler)
+    return node if owner is not None and _GCC.match(owner) else None
+
+
+def _report_override_cc(override: Node, sources: tuple[tuple[str, Node], ...], ctx: Context) -> None:
+    written = _short(override)
+    if not ctx.target.includes(BACKEND_DATE):
+        return  # before backendStdenv, a GCC nvcc supports was picked exactly like this
+    fix = None
+    spelled = _backend_spelling(override, (override.start_byte, override.start_byte), list(sources), ctx)
+    if spelled is not None:
+        backend, formal_edits = spelled
+        fix = Fix(f"Use `{backend}`", Applicability.UNSAFE, tuple(edits.merge_edits([edits.replace(override, backend), *formal_edits])))
+    message = f"`{written}` picks nvcc's compiler by hand: use `cudaPackages.backendStdenv`, which follows the CUDA release"
+    ctx.report(override, message, fixes=[fix])
+
+
+def _python_stdenv_argument(function: Node, attrset: Node, cuda_build: bool, ctx: Context) -> bool:
+    """`buildPythonPackage { stdenv = X; ... }` with X not the plain stdenv: the choice is made
+    (True); in a CUDA build on a target where the argument is deprecated, say so."""
+    given = edits.find_binding(attrset, "stdenv")
+    value = binding_value(given) if given is not None else None
+    if given is None or value is None or _is_plain(value, ctx, 0):
+        return False
+    if (cuda_build or "backendStdenv" in text(value)) and ctx.target.includes(PYTHON_STDENV_DEPRECATED):
+        written = _short(value)
+        message = f"`stdenv` given to `{builder_label(function)}` is deprecated: write `(buildPythonPackage.override {{ stdenv = {written}; }})`"
+        ctx.report(given, message)
+    return True
+
+
+def _check_bazel(apply: Node, ctx: Context) -> bool:
+    """`buildBazelPackage { ... }` (not `.override { stdenv = ...; }`) configured for CUDA builds
+    with the plain stdenv. True when the call is a Bazel build (judged here)."""
+    if outermost_apply(apply) != apply:
+        return False
+    function, arguments = flatten_apply(apply)
+    if not arguments or unparen(function) is None or unparen(function).type == "apply_expression" or last_name(function) != "buildBazelPackage":
+        return False
+    attrset = derivation_attrset(arguments[-1])
+    if attrset is None or ctx.place(attrset).is_shell:
+        return True
+    if not any(spells(node, _BAZEL_CUDA) for node in reachable(attrset, ctx)):
+        return True
+    ctx.report(function, "`buildBazelPackage` compiles CUDA with the plain stdenv: write `(buildBazelPackage.override { stdenv = cudaPackages.backendStdenv; })`")
+    return True
 
 
 # ----- which builder, with which stdenv --------------------------------------------------------
@@ -438,5 +590,15 @@ def _backend_spelling(call: Node, stdenv_span: tuple[int, int], sources: list[tu
     formals = function.child_by_field_name("formals") if function is not None else None
     if function is None or formals is None or not contains(function.child_by_field_name("body"), call):
         return None
+    if any(_scope_member_formal(node, ctx) for _, node in sources):
+        # a file of the CUDA package set (its packages are formals): the scope passes `backendStdenv`
+        added = edits.add_formal(ctx.source, formals, "backendStdenv")
+        return "backendStdenv", [added] if added is not None else []
     added = edits.add_formal(ctx.source, formals, "cudaPackages")
     return "cudaPackages.backendStdenv", [added] if added is not None else []
+
+
+def _scope_member_formal(node: Node, ctx: Context) -> bool:
+    """`cuda_nvcc` taken as a formal: only the CUDA package set's own callPackage passes it."""
+    ref = ctx.semantic.cuda_ref(node)
+    return ref is not None and ref.via == "formal" and ref.package == "cuda_nvcc"

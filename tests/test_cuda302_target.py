@@ -1,7 +1,9 @@
 """CUDA302 depends on the target nixpkgs: before December 2023 the redistributable `cuda_nvcc`
 had no setup hook pointing nvcc at backendStdenv's compiler, so the plain stdenv is flagged
-even with it; from PR #465329 (2025-11-26, backported to 25.11) `cuda_nvcc` pins its compiler
-itself, so joins and the toolkit are fine too."""
+even with it. A join or the toolkit loses that hook and stays flagged after PR #465329
+(2025-11-26, backported to 25.11, `cuda_nvcc` pins its compiler itself): reviewers kept asking
+for backendStdenv there (revised 2026-11-25), since the rest of the package is built by
+another compiler than nvcc's."""
 
 from __future__ import annotations
 
@@ -29,6 +31,11 @@ def findings(text: str, nixpkgs: str | None) -> list[str]:
     return [d.message for d in lint(SourceFile("t.nix", text), settings).diagnostics]
 
 
+def severities(text: str, nixpkgs: str | None) -> list[str]:
+    settings = LintSettings(enabled=frozenset({"CUDA302"}), nixpkgs=nixpkgs)
+    return [d.severity.value for d in lint(SourceFile("t.nix", text), settings).diagnostics]
+
+
 @pytest.mark.parametrize("target", ["22.11", "23.05", "23.11", "2023-11-30"])
 def test_redistributable_nvcc_is_flagged_before_its_setup_hook(target: str) -> None:
     (message,) = findings(REDIST, target)
@@ -47,8 +54,17 @@ def test_a_join_loses_the_hook_until_nvcc_pins_its_compiler(target: str) -> None
 
 
 @pytest.mark.parametrize("target", [None, "unstable", "25.11", "2025-11-26"])
-def test_a_join_is_silent_once_cuda_nvcc_pins_its_compiler(target: str | None) -> None:
-    assert findings(JOIN, target) == []
+def test_a_join_is_still_flagged_once_cuda_nvcc_pins_its_compiler(target: str | None) -> None:
+    assert severities(JOIN, target) == ["warning"]
+    (message,) = findings(JOIN, target)
+    assert "setup hook" not in message and "backendStdenv" in message
+
+
+@pytest.mark.parametrize("target", ["22.05", "22.11"])
+def test_no_backend_stdenv_fix_before_it_existed(target: str) -> None:
+    settings = LintSettings(enabled=frozenset({"CUDA302"}), nixpkgs=target)
+    (diagnostic,) = lint(SourceFile("t.nix", REDIST), settings).diagnostics
+    assert not diagnostic.fixes and "cudatoolkit.cc" in diagnostic.message
 
 
 def test_old_target_fix_builds_with_backend_stdenv() -> None:

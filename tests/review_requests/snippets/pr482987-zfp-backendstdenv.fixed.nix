@@ -19,8 +19,8 @@ effectiveStdenv.mkDerivation {
     rev = "1.0.1";
     hash = lib.fakeHash;
   };
-  nativeBuildInputs = [ cmake ] ++ lib.optionals cudaSupport [ cudaPackages.cuda_nvcc ];
-  buildInputs = lib.optionals cudaSupport [ cudaPackages.cuda_cudart ];
+  nativeBuildInputs = [ cmake ];
+  buildInputs = lib.optionals cudaSupport [ cudaPackages.cudatoolkit ];
   cmakeFlags = [
     (lib.cmakeBool "FC_WITH_CUDA" cudaSupport)
   ]
