@@ -9,7 +9,9 @@ Flags switches that look like they turn CUDA on but do nothing:
   (`nixpkgs.config.cudasupport`);
 - a package's CUDA switch (`cudaSupport`, `enableCuda`, `withCuda`, `useCuda`, ...) set in
   `overrideAttrs`: the switch is a function argument, changed with `.override`; in
-  `overrideAttrs` it only becomes an unused environment variable of the build;
+  `overrideAttrs` it only becomes an unused environment variable of the build; likewise
+  nixpkgs' options written there (`cudaCapabilities`, `cudaArches`, `cudaForwardCompat`). Every
+  such setting of one `overrideAttrs` is reported, each on its own;
 - a `cudaSupport` argument given to a function of the same file whose formals cannot take it
   (`callPackage f { cudaSupport = true; }`): with `...` it is silently dropped, without it the
   call fails;
@@ -17,9 +19,19 @@ Flags switches that look like they turn CUDA on but do nothing:
   its own `cudaSupport` argument: that part of the package follows the global setting whatever
   `.override { cudaSupport = ...; }` asks (PR #292629 made dlib read its argument instead).
 
+The advice names the option the setting most likely meant, from the name written: a name about
+capabilities or architectures (`cudaArches`, `cudaArchList`, `cudaCaps`) means
+`cudaCapabilities`, one about compatibility (`cudaCompat`) `cudaForwardCompat`, a boolean
+otherwise `cudaSupport`. Where that option is set already (`config = { cudaSupport = true;
+enableCuda = true; }`, `cudaSupport = true;` beside `config.cudaSupport`, `overrideAttrs`
+after `.override` gave the same argument) the advice is to delete the setting.
+
 Not flagged: `config.cudaSupport = true` in all its forms (`nixpkgs.config.cudaSupport`,
 `import nixpkgs { config = { cudaSupport = true; }; }`, `config.cudaSupport` at a module's top
-level), `config.cudaCapabilities` and `config.cudaForwardCompat`, `config.cudaSupport` as the
+level), `config.cudaCapabilities` and `config.cudaForwardCompat`, CUDA-named config settings
+that are not switches (a path, a string), derivation attributes and variables in
+`overrideAttrs` (`cudaPropagateToOutput`, `CUDA_HOME`, `env.CUDA_MODULE_LOADING`),
+`config.cudaSupport` as the
 default of a formal (`cudaSupport ? config.cudaSupport`, `enableCudnn ? config.cudaSupport`) and
 in a function without a `cudaSupport` argument (a NixOS module reading the global setting), `.override { cudaSupport =
 true; }`, `overrideAttrs` setting real derivation attributes, imports of files other than
@@ -44,7 +56,8 @@ The fixes say what the author meant: move the switch into `config`, correct the 
 `.override` instead of `overrideAttrs`. They are unsafe: each turns CUDA on, which rebuilds what
 depends on it (`config.cudaSupport` is a mass rebuild) and brings unfree CUDA packages in. Reading
 the argument instead of `config.cudaSupport` keeps the default build (the argument defaults to
-it) but changes every build that passes `cudaSupport`, so that fix is unsafe too. A fix
+it) but changes every build that passes `cudaSupport`, so that fix is unsafe too. Deleting a
+setting that the right option already covers is safe: nothing read it. A fix
 is offered only where it is certain: a switch among nixpkgs' arguments whose `config` is absent
 or an attrset literal, a wrong case with no correctly spelt twin, and an `overrideAttrs { ... }`
 whose attrset holds nothing but CUDA switches, and a `config.cudaSupport` where the name
@@ -166,12 +179,57 @@ def _check_binding(binding: Node, ctx: Context) -> None:
     first = path[0] if path else None
     if first is None or not _CUDA_NAME.search(first):
         return
-    option = first if first in CONFIG_OPTIONS else "cudaSupport"
+    option = first if first in CONFIG_OPTIONS else (meant_option(first, value) or "cudaSupport")
+    attrpath = binding.child_by_field_name("attrpath")
+    if len(path) == 1 and option in _config_set(arguments, ctx):
+        where = "nixpkgs.config" if arguments is None else "config"
+        written = f"nixpkgs.{first}" if arguments is None else first
+        message = f"`{written}` is ignored and `{where}.{option}` is set already: delete it"
+        ctx.report(attrpath, message, fixes=[_delete_fix(binding, ctx)])
+        return
     if arguments is None:  # a NixOS module's `nixpkgs.cudaSupport`
-        ctx.report(binding.child_by_field_name("attrpath"), f"`nixpkgs.{first}` is not an option: set `nixpkgs.config.{option}`")
+        ctx.report(attrpath, f"`nixpkgs.{first}` is not an option: set `nixpkgs.config.{option}`")
         return
     fix = _into_config_fix(binding, path, arguments) if first in CONFIG_OPTIONS else None
-    ctx.report(binding.child_by_field_name("attrpath"), f"`{first}` among nixpkgs' arguments is ignored: set `config.{option}` instead", fixes=[fix])
+    ctx.report(attrpath, f"`{first}` among nixpkgs' arguments is ignored: set `config.{option}` instead", fixes=[fix])
+
+
+def meant_option(name: str, value: Node | None) -> str | None:
+    """The nixpkgs option a CUDA-named setting most likely meant, from the name written
+    (`cudaArches` -> `cudaCapabilities`, `cudaCompat` -> `cudaForwardCompat`) or, for a boolean,
+    the switch; None for a setting of another kind (a path, a string)."""
+    lowered = name.lower()
+    if re.search(r"compat|forward", lowered):
+        return "cudaForwardCompat"
+    if re.search(r"capabilit|arch|gencode|comput|caps?$|sms?$", lowered):
+        return "cudaCapabilities"
+    value = unparen(value)
+    if value is None or text(value) in _BOOLEANS:
+        return "cudaSupport"
+    return None
+
+
+def _config_set(arguments: Node | None, ctx: Context) -> frozenset[str]:
+    """The CUDA options this nixpkgs' `config` sets: in the argument attrset of `import nixpkgs
+    { ... }`, or anywhere in a module's `nixpkgs.config` (arguments None)."""
+    memo = ctx.semantic.memo(__name__)
+    key = ("config", arguments)
+    if key not in memo:
+        found: set[str] = set()
+        for binding in ctx.semantic.nodes_of_type("binding"):
+            names = attrpath_names(binding.child_by_field_name("attrpath"))
+            if not any(n in CONFIG_OPTIONS for n in names):
+                continue
+            located = _nixpkgs_path(binding)
+            if located is not None and located[1] == arguments and len(located[0]) == 2 and located[0][0] == "config":
+                found.add(located[0][1] or "")
+        memo[key] = frozenset(found)
+    return memo[key]
+
+
+def _delete_fix(binding: Node, ctx: Context) -> Fix:
+    """Deleting a setting nothing reads builds the same thing."""
+    return Fix("Delete it", Applicability.SAFE, (edits.delete_element(ctx.source, binding),))
 
 
 def _judge_config_name(binding: Node, name: str, value: Node | None, ctx: Context) -> None:
@@ -186,10 +244,17 @@ def _judge_config_name(binding: Node, name: str, value: Node | None, ctx: Contex
             fix = Fix(f"Spell it `{proper}`", Applicability.UNSAFE, (edits.replace(component, proper),))
         ctx.report(attrpath, f"`config.{name}` is not a nixpkgs option (the case matters): write `config.{proper}`", fixes=[fix])
         return
+    meant = meant_option(name, value)
+    if meant is None:
+        return  # a CUDA-named setting of another kind (a path, a string): not a switch
+    located = _nixpkgs_path(binding)
+    if located is not None and meant in _config_set(located[1], ctx):
+        message = f"`config.{name}` is not a nixpkgs option and `config.{meant}` is set already: delete it"
+        ctx.report(attrpath, message, fixes=[_delete_fix(binding, ctx)])
+        return
     value = unparen(value)
-    if value is None or text(value) not in _BOOLEANS:
-        return  # a CUDA-named setting of another kind (a path, a list): not a switch
-    ctx.report(attrpath, f"`config.{name}` is not a nixpkgs option, so nothing reads it: write `config.cudaSupport = {text(value)}`")
+    wanted = f"config.cudaSupport = {text(value)}" if meant == "cudaSupport" and value is not None else f"config.{meant}"
+    ctx.report(attrpath, f"`config.{name}` is not a nixpkgs option, so nothing reads it: write `{wanted}`")
 
 
 def _nixpkgs_path(binding: Node) -> tuple[list[str | None], Node | None] | None:
@@ -272,16 +337,39 @@ def _in_override_attrs(binding: Node) -> bool:
 
 
 def _report_override_attrs(binding: Node, names: list[str | None], ctx: Context) -> None:
-    if len(names) != 1 or names[0] is None or not _PACKAGE_SWITCH.match(names[0]):
+    if len(names) != 1 or names[0] is None:
         return
     name = names[0]
     attrset = binding.parent.parent
     call = _override_attrs_call(attrset)
-    ctx.report(
-        binding.child_by_field_name("attrpath"),
-        f"`{name}` in `overrideAttrs` is not the package's switch (a function argument): use `.override {{ {name} = ...; }}`",
-        fixes=[_override_fix(call, attrset)],
-    )
+    attrpath = binding.child_by_field_name("attrpath")
+    if _PACKAGE_SWITCH.match(name):
+        if call is not None and name in _overridden_arguments(call):
+            ctx.report(attrpath, f"`{name}` in `overrideAttrs` does nothing and `.override` sets it already: delete it", fixes=[_delete_fix(binding, ctx)])
+            return
+        ctx.report(
+            attrpath,
+            f"`{name}` in `overrideAttrs` is not the package's switch (a function argument): use `.override {{ {name} = ...; }}`",
+            fixes=[_override_fix(call, attrset)],
+        )
+        return
+    meant = meant_option(name, binding_value(binding)) if name[:4] == "cuda" else None
+    if meant in {"cudaCapabilities", "cudaForwardCompat"}:  # `cudaArches = [ ... ];`: an option of nixpkgs, not of the package
+        ctx.report(attrpath, f"`{name}` in `overrideAttrs` is not read by the package: set nixpkgs' `config.{meant}`")
+
+
+def _overridden_arguments(call: Node) -> set[str]:
+    """The arguments `.override { ... }` gives the package whose `overrideAttrs` this is:
+    `(pkg.override { cudaSupport = true; }).overrideAttrs { ... }`."""
+    function, _ = flatten_apply(outermost_apply(call))
+    receiver = unparen(function.child_by_field_name("expression")) if function.type == "select_expression" else None
+    if receiver is None or receiver.type != "apply_expression":
+        return set()
+    inner, arguments = flatten_apply(receiver)
+    given = unparen(arguments[-1]) if arguments else None
+    if last_name(inner) != "override" or given is None or given.type not in ATTRSET_TYPES:
+        return set()
+    return {n for b in bindings_of(given) if b.type == "binding" for n in attrpath_names(b.child_by_field_name("attrpath"))[:1] if n is not None}
 
 
 def _override_fix(call: Node | None, attrset: Node) -> Fix | None:
