@@ -19,7 +19,9 @@ Not flagged: lists derived from the user's choice, whatever the route: `cudaPack
 `torch.cudaCapabilities` (the nixpkgs idiom for torch extensions: they must target what torch
 was built for); the user's own `config.cudaCapabilities = [ ... ]` setting; capabilities printed
 in messages or `meta`; shell comments; the text a `substituteInPlace --replace*` or `sed` line
-removes from upstream build files.
+removes from upstream build files; expected values of a test (an operand of `==` / `!=`, or a
+`let`-bound `expected = { gencode = [ ... ]; }` that an assertion compares with what
+`flags` produced): the package set's own unit tests spell out the formats on purpose.
 
 Contexts: the same advice everywhere (info); a dev shell that exports a list for a local build
 gets it too, since `flags` is one attribute away there as well.
@@ -80,7 +82,9 @@ from cudalint.lint.model import Applicability, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import (
     STRING_TYPES,
+    ancestors,
     attrpath_names,
+    descendants,
     flatten_apply,
     last_name,
     outermost_apply,
@@ -164,7 +168,7 @@ def check(node: Node, ctx: Context) -> None:
 
 
 def _check_string(string: Node, ctx: Context) -> None:
-    if any(part in _NOT_CODE for part in ctx.semantic.binding_path(string)) or _is_replaced_text(string):
+    if any(part in _NOT_CODE for part in ctx.semantic.binding_path(string)) or _is_replaced_text(string) or _is_expected_value(string, ctx):
         return
     _check_interpolations(string, ctx)
     found: list[tuple[int, int, bytes]] = []
@@ -210,6 +214,37 @@ def _inserted_by_replace(code: bytes, match: re.Match[bytes]) -> bool:
     return any(r.start(2) <= match.start() and match.end() <= r.end(2) for r in replacements)
 
 
+def _is_expected_value(node: Node, ctx: Context) -> bool:
+    """An expected value of a test: an operand of `==` / `!=` (`assert flags.gencode == [ ... ]`),
+    or the value of a `let` binding that such a comparison reads (`expected = { gencode = [ ...
+    ]; }; ... expected == actual`). Nothing is built from it."""
+    for ancestor in ancestors(node):
+        if ancestor.type == "binary_expression" and _compares(ancestor):
+            return True
+        if ancestor.type == "binding" and ancestor.parent is not None and ancestor.parent.parent is not None and ancestor.parent.parent.type == "let_expression":
+            names = attrpath_names(ancestor.child_by_field_name("attrpath"))
+            if len(names) == 1 and names[0] is not None and _compared_in(ancestor.parent.parent, names[0]):
+                return True
+    return False
+
+
+def _compares(expression: Node) -> bool:
+    found = expression.child_by_field_name("operator")
+    return found is not None and found.type in {"==", "!="}
+
+
+def _compared_in(let: Node, name: str) -> bool:
+    """Whether the `let`'s body compares the variable `name` with `==` / `!=`."""
+    body = let.child_by_field_name("body")
+    for node in descendants(body) if body is not None else ():
+        if node.type == "binary_expression" and _compares(node):
+            for side in ("left", "right"):
+                operand = unparen(node.child_by_field_name(side))
+                if operand is not None and operand.type == "variable_expression" and text(operand) == name:
+                    return True
+    return False
+
+
 def _is_replaced_text(string: Node) -> bool:
     """The pattern list of `builtins.replaceStrings [ "-arch=sm_35" ] [ ... ] text`."""
     child, parent = string, string.parent
@@ -244,7 +279,7 @@ _ARCH_LIST = re.compile(r"(?:" + _ARCH_ITEM.pattern + r")(?:[;, ](?:" + _ARCH_IT
 
 def _check_binding(binding: Node, ctx: Context) -> None:
     names = attrpath_names(binding.child_by_field_name("attrpath"))
-    if not names or names[-1] not in _ARCH_VARIABLES:
+    if not names or names[-1] not in _ARCH_VARIABLES or _is_expected_value(binding, ctx):
         return
     variable = names[-1]
     value = unparen(binding.child_by_field_name("expression"))
