@@ -13,7 +13,9 @@ Not flagged: plain names in `buildInputs` from the multi-output era on (the reco
 `buildInputs` selects `dev`, and the runtime closure keeps only what binaries reference), build
 tools and hooks in inputs, packages whose only output on the target is `out`
 (`"${cuda_nvcc}/bin/nvcc"`, a joined or propagated `cuda_cccl` are right in the split-redist
-era), header-only packages without a `lib` output in propagated inputs, propagated inputs of a
+era), header-only packages without a `lib` output in propagated inputs, a propagated input whose
+comment names a header (`cuda_nvrtc # nvrtc.h`: a library whose public headers include it hands
+its `dev` on on purpose), propagated inputs of a
 derivation that declares a `dev` output (they are recorded in that `dev`, for dependents
 compiling against its headers, which may include the CUDA package's: nixpkgs' libcublas
 propagates `cuda_cudart` so), a `buildEnv` with `extraOutputsToInstall` (it names what it
@@ -170,7 +172,7 @@ def check(node: Node, ctx: Context) -> None:
             _report_symlink_farm(ctx, ref, root, where[0], judged)
     elif ref.getter is None:
         where = sorted(attrs & PROPAGATED_HOST_INPUTS)
-        if site is not None and _declares_dev_output(site.binding):
+        if site is not None and _declares_dev_output(site.binding) or _propagated_for_headers(ctx, root):
             return
         if where and _outputs.in_every(judged, "lib") and _outputs.in_every(judged, "dev") and _ships(ctx, root):
             _report_propagated(ctx, ref, root, where[0], judged)
@@ -254,6 +256,19 @@ def _report_propagated(ctx: Context, ref: CudaRef, root: Node, attr: str, judged
     # the split-redist era stopped `dev` from propagating `static`
     propagated = "`dev` and `static`" if ctx.target.era.id == "multi-output" and _outputs.in_every(judged, "static") else "`dev`"
     ctx.report(root, f"`{text(root)}` in `{attr}` hands its {propagated} to every dependent; propagate `(lib.getLib {text(root)})`", fixes=[fix])
+
+
+# A comment naming a header file: `cuda_nvrtc # nvrtc.h` is propagated for its headers on purpose.
+_HEADER_COMMENT = re.compile(rb"#[^\n]*(?:\b[\w/]+\.(?:h|hh|hpp|hxx|cuh)\b|\bheaders?\b)")
+
+
+def _propagated_for_headers(ctx: Context, node: Node) -> bool:
+    """The element's comment on its line names a header (`cuda_nvrtc # nvrtc.h`): dependents
+    include it through this package's public headers, so the `dev` output is what must be
+    propagated (a header-only library propagates it so)."""
+    data = ctx.source.data
+    line_end = data.find(b"\n", node.end_byte)
+    return _HEADER_COMMENT.match(data[node.end_byte : line_end if line_end >= 0 else len(data)].lstrip(b" \t,")) is not None
 
 
 def _declares_dev_output(input_binding: Node) -> bool:
