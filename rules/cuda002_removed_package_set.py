@@ -1,5 +1,6 @@
 """A versioned CUDA package set (`cudaPackages_11_8`, `cudaPackages_12`): an error where the target
-nixpkgs has removed it (it throws), a warning otherwise.
+nixpkgs has removed it (it throws), a warning otherwise (also, suggesting `--nixpkgs`, where the
+file's pin is a commit nothing dates and the newest nixpkgs stands in for it).
 
 Flagged wherever the set is taken from nixpkgs: selections (`pkgs.cudaPackages_11_8.libcublas`,
 `final.cudaPackages_12` in an overlay), a bare name from `with pkgs;` or from outside the file
@@ -77,6 +78,7 @@ RULE = Rule(
     summary="Versioned CUDA package set (`cudaPackages_11_8`): removed ones throw; use `cudaPackages`",
     node_types=NAME_SITES_AND_FORMALS,
     patterns=(b"cudaPackages_",),
+    removals=True,
 )
 
 VERSIONED_SET = re.compile(r"^cudaPackages_\d+(_\d+)*$")

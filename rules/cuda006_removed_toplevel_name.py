@@ -26,7 +26,8 @@ since 2022-04-04 (PR #167016). `cudatoolkit_11` warns with the rest of CUDA 11 f
 #342112) and stopped evaluating on 2025-08-08 (PR #430797); `caffeWithCuda` throws since 2024-11-20;
 the Python `pytorchWithCuda` is an alias of `torchWithCuda` since 2022-09-30 and `theanoWithCuda`
 throws since 2024-05-20 (`pkgs/top-level/python-aliases.nix`). Whether the name is an error
-follows the target nixpkgs (`nixpkgs` in `cudalint.toml`, `--nixpkgs`, or the pin the file has).
+follows the target nixpkgs (`nixpkgs` in `cudalint.toml`, `--nixpkgs`, or the pin the file has;
+a warning that suggests `--nixpkgs` where the file's pin is a commit nothing dates, since the newest nixpkgs only stands in for it).
 
 The fix writes the new name where nixpkgs renamed it to exactly that package and the new name
 still evaluates on the target (`cudatoolkit_10_2` -> `cudaPackages_10_2.cudatoolkit` between
@@ -82,6 +83,7 @@ RULE = Rule(
     summary="Top-level CUDA name nixpkgs removed or renamed (`cudatoolkit_10_2`, `cudnn_cudatoolkit_*`)",
     node_types=NAME_SITES_AND_FORMALS,
     patterns=(b"cudatoolkit_", b"cudnn", b"cutensor", b"nccl", b"WithCuda"),
+    removals=True,
 )
 
 # `cudnn`, `cutensor`, `nccl`: also members of every CUDA package set, so taken from the top level

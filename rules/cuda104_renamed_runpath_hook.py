@@ -9,7 +9,7 @@ selections (`pkgs.addOpenGLRunpath`, `cudaPackages.autoAddOpenGLRunpathHook`,
 (`addOpenGLRunpath $out/lib/libfoo.so`). An error where the target nixpkgs throws on the old
 name (`addOpenGLRunpath` and `autoAddOpenGLRunpathHook` since 2024-11-17,
 `autoAddCudaCompatRunpathHook` since its rename in March 2024), a warning where it is still a
-deprecated alias. Not flagged: targets older than 24.05 (the new names do not exist there),
+deprecated alias (a warning that suggests `--nixpkgs` where the file's pin is a commit nothing dates). Not flagged: targets older than 24.05 (the new names do not exist there),
 names merely bound by the file (`let addOpenGLRunpath = ...;`, a lambda parameter), attributes
 of other sets (`config.deps.autoAddOpenGLRunpathHook`), comments and non-shell strings.
 
@@ -84,6 +84,7 @@ RULE = Rule(
     node_types=("formal", "inherited_attrs", "variable_expression", "select_expression", "binding", *sorted(STRING_TYPES)),
     patterns=(b"OpenGLRunpath", b"CudaCompatRunpathHook"),
     attrpath_patterns=(OLD_FLAG.encode(),),
+    removals=True,
 )
 
 ALL_RENAMES = {**RENAMED, OLD_FLAG: NEW_FLAG}

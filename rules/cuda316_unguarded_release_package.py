@@ -24,7 +24,7 @@ with a default (`cudaPackages.cuda_crt or null`), a package formal with a defaul
 (`cuda_crt ? null`), names the reference set does not know (CUDA003). Contexts: the same in
 packages, overrides, dev shells and modules, since an attribute a release lacks fails evaluation
 anywhere. Error when a release the target builds by default (or a configured one) lacks the
-package, warning when only another release that nixpkgs offers does.
+package, warning when only another release that nixpkgs offers does (a warning that suggests `--nixpkgs` where the file's pin is a commit nothing dates).
 
 ## Why
 A CUDA package set has the packages of its CUDA release. When NVIDIA splits a component out
@@ -103,6 +103,7 @@ RULE = Rule(
     node_types=("variable_expression",),
     cuda_references_only=True,
     patterns=catalog.CUDA_REFERENCE_PATTERNS,
+    removals=True,
 )
 
 _MAX_DEPTH = 6

@@ -125,7 +125,7 @@ def test_a_flake_nix_without_lock_pins_the_target_and_the_report_says_so(tmp_pat
     data = json.loads(out)
     # cudaPackages_11_8 throws from 2025-08-08: on 23.05 it is only a warning
     assert [f["severity"] for f in data] == ["warning"]
-    assert data[0]["target"] == {"nixpkgs": "23.05", "source": "flake.nix inputs.nixpkgs.url", "era": "single-output", "cuda": ["11.7"]}
+    assert data[0]["target"] == {"nixpkgs": "23.05", "source": "flake.nix inputs.nixpkgs.url", "undated": None, "era": "single-output", "cuda": ["11.7"]}
     _, out, _ = check(tmp_path, monkeypatch, capsys, "--select", "CUDA002", ".")
     assert out.count("Target: nixpkgs 23.05 (flake.nix inputs.nixpkgs.url), CUDA 11.7\n") == 1
     assert "Checked 1 file; skipped 2 files without CUDA names (not parsed).\n" in out
@@ -147,11 +147,113 @@ def test_a_files_own_fetch_and_niv_pin_the_target(tmp_path, monkeypatch, capsys)
     _, out, _ = check(tmp_path, monkeypatch, capsys, "--select", "CUDA002", "--output-format", "json", ".")
     by_file = {f["filename"]: f["target"] for f in json.loads(out)}
     assert by_file["shell.nix"]["nixpkgs"] == "24.05" and by_file["shell.nix"]["source"] == "nix/sources.json"
-    assert by_file["own.nix"] == {"nixpkgs": "22.11", "source": "own.nix fetches nixpkgs", "era": "single-output", "cuda": ["11.7"]}
+    assert by_file["own.nix"] == {"nixpkgs": "22.11", "source": "own.nix fetches nixpkgs", "undated": None, "era": "single-output", "cuda": ["11.7"]}
     # a configured target is not overridden by what a file fetches
     _, out, _ = check(tmp_path, monkeypatch, capsys, "--select", "CUDA002", "--output-format", "json", "--nixpkgs", "nixos-unstable", "own.nix")
     assert json.loads(out)[0]["target"]["source"] == "--nixpkgs"
     assert json.loads(out)[0]["severity"] == "error"
+
+
+# ----- undated pins: a bare commit nothing dates -------------------------------------------------
+
+COMMIT = "3f0a8d1c2b4e5f60718293a4b5c6d7e8f9012345"
+
+
+@pytest.mark.parametrize(
+    ("code", "line", "target"),
+    [
+        (f'import (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }}', 1, None),
+        (f'{{ }}:\nbuiltins.fetchTarball {{\n  url = "https://github.com/nixos/nixpkgs/tarball/{COMMIT}";\n  sha256 = "";\n}}', 3, None),
+        (f'fetchFromGitHub {{\n  owner = "NixOS";\n  repo = "nixpkgs";\n  rev = "{COMMIT}";\n  hash = "";\n}}', 1, None),
+        (f'builtins.getFlake "github:NixOS/nixpkgs/{COMMIT}"', 1, None),
+        # dated by what is written beside it: a channel name in a comment or a `ref`, or a date
+        (f'let\n  # nixos-23.05, for the old driver\n  pkgs = import (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }};\nin pkgs', 3, "23.05"),
+        (f'# pinned on 2024-03-01\nimport (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }}', 2, "2024-03-01"),
+        (f'builtins.fetchGit {{ url = "https://github.com/NixOS/nixpkgs"; ref = "nixos-24.05"; rev = "{COMMIT}"; }}', 1, "24.05"),
+    ],
+)
+def test_a_commit_fetch_is_dated_by_what_is_written_beside_it(code: str, line: int, target: str | None) -> None:
+    assert pins.fetched_in(code) is None
+    assert pins.commit_fetch(code) == pins.CommitFetch(line, target)
+
+
+def test_what_is_no_commit_pin_of_nixpkgs() -> None:
+    assert pins.commit_fetch(f'fetchFromGitHub {{ owner = "NVIDIA"; repo = "cutlass"; rev = "{COMMIT}"; }}') is None
+    assert pins.commit_fetch("{ pkgs ? import <nixpkgs> { } }: pkgs.hello") is None
+    # a comment far above the fetch does not date it
+    far = f'# nixos-23.05\n\n\n\nimport (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }}'
+    assert pins.commit_fetch(far) == pins.CommitFetch(5, None)
+    # a channel's release URL names its release, commit and all
+    assert pins.fetched_in(f'import (fetchTarball "https://releases.nixos.org/nixos/23.05/nixos-23.05.5530.{COMMIT[:12]}/nixexprs.tar.xz") {{ }}') == "23.05"
+
+
+UNDATED = f"""let
+  pkgs = import (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }};
+in
+pkgs.mkShell {{
+  packages = [ pkgs.cudaPackages_11_8.cuda_nvcc pkgs.cudatoolkit_11 ];
+  shellHook = "addOpenGLRunpath $out/lib/libx.so";
+}}
+"""
+REMOVALS = ["--select", "CUDA002,CUDA006,CUDA104"]
+
+
+def test_an_undated_pin_is_said_so_and_its_removed_names_are_warnings(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "shell.nix").write_text(UNDATED)
+    _, out, _ = check(tmp_path, monkeypatch, capsys, *REMOVALS, "shell.nix")
+    assert "Target: the newest nixpkgs (undated pin at shell.nix:2; pass --nixpkgs to choose the target), CUDA " in out
+    _, out, _ = check(tmp_path, monkeypatch, capsys, *REMOVALS, "--output-format", "json", "shell.nix")
+    data = json.loads(out)
+    # what the newest nixpkgs removed may be in the pinned one: warnings that say how to choose
+    assert sorted(codes(out)) == [(5, "CUDA002", "warning"), (5, "CUDA006", "warning"), (6, "CUDA104", "warning")]
+    assert all(f["message"].endswith("(the pin is undated: pass --nixpkgs to judge it)") for f in data)
+    assert data[0]["target"] == {"nixpkgs": "unstable", "source": None, "undated": "shell.nix:2", "era": "split-redist", "cuda": data[0]["target"]["cuda"]}
+    _, out, _ = check(tmp_path, monkeypatch, capsys, *REMOVALS, "--output-format", "sarif", "shell.nix")
+    [described] = json.loads(out)["runs"][0]["properties"]["targets"]
+    assert described["undated"] == "shell.nix:2" and "undated pin at shell.nix:2" in described["description"]
+    # with --nixpkgs the target is chosen: the removals are errors again, and nothing is undated
+    _, out, _ = check(tmp_path, monkeypatch, capsys, *REMOVALS, "--output-format", "json", "--nixpkgs", "unstable", "shell.nix")
+    assert {f["severity"] for f in json.loads(out)} == {"error"}
+    assert {(f["target"]["source"], f["target"]["undated"]) for f in json.loads(out)} == {("--nixpkgs", None)}
+    assert not any("undated" in f["message"] for f in json.loads(out))
+
+
+def test_a_channel_url_or_a_lock_dates_what_a_bare_commit_does_not(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / ".git").mkdir()
+    channel = f"https://releases.nixos.org/nixos/23.05/nixos-23.05.5530.{COMMIT[:12]}/nixexprs.tar.xz"
+    (tmp_path / "shell.nix").write_text(UNDATED.replace(f"https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz", channel))
+    _, out, _ = check(tmp_path, monkeypatch, capsys, *REMOVALS, "--output-format", "json", "shell.nix")
+    # on 23.05 nothing of it throws yet
+    assert {(f["target"]["nixpkgs"], f["target"]["undated"], f["severity"]) for f in json.loads(out)} == {("23.05", None, "warning")}
+    _, out, _ = check(tmp_path, monkeypatch, capsys, *REMOVALS, "shell.nix")
+    assert "Target: nixpkgs 23.05 (shell.nix fetches nixpkgs)" in out and "undated" not in out
+    # a lock around the file dates the files there; a commit fetched without a date leaves it in place
+    (tmp_path / "shell.nix").write_text(UNDATED)
+    _flake_lock(tmp_path / "flake.lock", 1684108800)  # 2023-05-15
+    _, out, _ = check(tmp_path, monkeypatch, capsys, *REMOVALS, "--output-format", "json", "shell.nix")
+    assert {(f["target"]["nixpkgs"], f["target"]["source"], f["target"]["undated"]) for f in json.loads(out)} == {("2023-05-15", "flake.lock", None)}
+
+
+def test_an_undated_pin_next_to_the_file_or_imported_by_it_is_said_so(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "nix").mkdir()
+    (tmp_path / "nix" / "pin.nix").write_text(f'# the nixpkgs of the cluster\nimport (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz")\n')
+    (tmp_path / "gpu.nix").write_text("let pkgs = import ./nix/pin.nix { }; in\n" + REMOVED_SET.replace("{ pkgs }: ", ""))
+    _, out, _ = check(tmp_path, monkeypatch, capsys, "--select", "CUDA002", "gpu.nix")
+    assert "undated pin at nix/pin.nix:2;" in out and "CUDA002 [warning]" in out
+    # a default.nix beside the file pins the directory
+    (tmp_path / "env").mkdir()
+    (tmp_path / "env" / "default.nix").write_text(f'{{ pkgs ? import (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }} }}:\npkgs.hello\n')
+    (tmp_path / "env" / "cuda.nix").write_text(REMOVED_SET)
+    _, out, _ = check(tmp_path, monkeypatch, capsys, "--select", "CUDA002", "env/cuda.nix")
+    assert "undated pin at env/default.nix:1;" in out and "CUDA002 [warning]" in out
+    # so does a flake whose nixpkgs input is a commit, without a lock
+    (tmp_path / "flk").mkdir()
+    (tmp_path / "flk" / "flake.nix").write_text(f'{{\n  inputs.nixpkgs.url = "github:NixOS/nixpkgs/{COMMIT}";\n  outputs = _: {{ }};\n}}\n')
+    (tmp_path / "flk" / "shell.nix").write_text(REMOVED_SET)
+    _, out, _ = check(tmp_path, monkeypatch, capsys, "--select", "CUDA002", "flk/shell.nix")
+    assert "undated pin at flk/flake.nix:2;" in out and "CUDA002 [warning]" in out
 
 
 # ----- removed top-level names ----------------------------------------------------------------

@@ -568,9 +568,13 @@ class Resolver:
             if date is not None:
                 return Pin(date, shown("flake.lock"))
         if self.listings.is_file(directory, "flake.nix") and not self.listings.is_file(directory, "flake.lock"):
-            target = pins.flake_input(pins.read_small(os.path.join(directory, "flake.nix")))
+            flake = pins.read_small(os.path.join(directory, "flake.nix"))
+            target = pins.flake_input(flake)
             if target is not None:
                 return Pin(target, f"{shown('flake.nix')} inputs.nixpkgs.url")
+            commit = pins.commit_fetch(flake)  # `github:NixOS/nixpkgs/<commit>` and no lock to date it
+            if commit is not None:
+                return Pin(commit.target, f"{shown('flake.nix')} inputs.nixpkgs.url") if commit.target else Pin(None, None, undated=f"{shown('flake.nix')}:{commit.line}")
         for folder, name in (("nix", "sources.json"), ("npins", "sources.json")):
             if self.listings.exists(directory, folder):
                 path = os.path.join(directory, folder, name)
@@ -583,9 +587,9 @@ class Resolver:
                 return Pin(target, shown("sources.json"))
         for name in ("default.nix", "shell.nix"):
             if self.listings.is_file(directory, name):
-                target = pins.fetched_in(pins.read_small(os.path.join(directory, name)))
-                if target is not None:
-                    return Pin(target, f"{shown(name)} fetches nixpkgs")
+                pin = pins.fetch_pin(pins.read_small(os.path.join(directory, name)), shown(name))
+                if pin is not None:
+                    return pin
         return None
 
     def settings_for(self, path: str, defer_pin: bool = False) -> FileSettings:

@@ -227,17 +227,16 @@ def file_target(text: str, display: str, settings: FileSettings, directory: str 
 
     pin = settings.pin
     if not pin.explicit and not display.endswith("flake.nix"):  # a flake's inputs are its lock's business
-        fetched = pins.fetched_in(text)
-        if fetched is not None:
-            pin = pins.Pin(fetched, f"{display} fetches nixpkgs")
-        elif directory is not None and "import" in text:
-            imported = pins.imported_pin(text, directory)
-            if imported is not None:
-                pin = pins.Pin(imported[0], f"{imported[1]} (imported) fetches nixpkgs")
-        if pin is not settings.pin:
-            settings = dataclasses.replace(settings, lint=dataclasses.replace(settings.lint, nixpkgs=pin.nixpkgs), pin=pin)
+        fetched = pins.fetch_pin(text, display)
+        if fetched is None and directory is not None and "import" in text:
+            fetched = pins.imported_pin(text, directory)
+        # an undated commit leaves a pin that dates the files around it (a lock) in place
+        if fetched is not None and not (fetched.undated and pin.source is not None):
+            pin = fetched
+    if pin is not settings.pin or settings.lint.undated_pin != bool(pin.undated):
+        settings = dataclasses.replace(settings, lint=dataclasses.replace(settings.lint, nixpkgs=pin.nixpkgs, undated_pin=bool(pin.undated)), pin=pin)
     judged = target(settings.lint.nixpkgs, settings.lint.cuda)
-    return settings, ReportedTarget(settings.lint.nixpkgs, pin.source, judged.era.id, judged.releases)
+    return settings, ReportedTarget(settings.lint.nixpkgs, pin.source, judged.era.id, judged.releases, pin.undated)
 
 
 def read_problem(display: str, problem: files.ReadProblem, explicit: bool) -> Processed:

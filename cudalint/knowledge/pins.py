@@ -8,8 +8,10 @@ that file reads); the nearest
 (`inputs.nixpkgs.url`, following `inputs.nixpkgs.follows` to another input's URL); a
 `default.nix`/`shell.nix` next to the file that fetches nixpkgs; niv's `nix/sources.json` and
 `npins/sources.json`. Only branches, release tags and dates say which nixpkgs that is: a pinned
-commit without a lock has no date here, so it is skipped. `import <nixpkgs>` alone pins nothing
-(the newest nixpkgs is assumed).
+commit is dated by what is written beside it (a channel name such as `nixos-23.05` in its URL,
+its `ref` or a comment, or a date in a comment: `commit_fetch`); with nothing of the sort it is an
+undated pin, reported as such (`Pin.undated`) and read as the newest nixpkgs. `import <nixpkgs>`
+alone pins nothing (the newest nixpkgs is assumed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Pin:
     nixpkgs: str | None  # canonical target ("23.05", "unstable", a date); None: the newest
     source: str | None  # where it came from, for the report ("flake.nix inputs.nixpkgs.url")
     explicit: bool = False  # configured (`--nixpkgs`, a config file): a file's own fetch does not override it
+    undated: str | None = None  # "FILE:LINE" of a pinned commit nothing dates (`nixpkgs` is then None)
 
 
 NEWEST = Pin(None, None)
@@ -39,7 +42,8 @@ _NIXPKGS_URL = re.compile(
     rf"(?:/(?:archive/|tarball/|refs/heads/|refs/tags/)?(?P<path>{_REF})(?:\.tar\.gz)?|\?(?:[^\"'\s]*&)?ref=(?:refs/heads/)?(?P<query>{_REF}))"
     rf"|^nixpkgs/(?P<registry>{_REF})$"
     rf"|channel:(?P<channel>{_REF})"
-    rf"|nixos\.org/channels/(?P<channels>{_REF})/",
+    rf"|nixos\.org/channels/(?P<channels>{_REF})/"
+    r"|releases\.nixos\.org/(?:nixos|nixpkgs)/(?P<releases>\d{2}\.\d{2}|unstable)/",
     re.IGNORECASE,
 )
 _STRING = re.compile(r'"((?:[^"\\$]|\\.|\$(?!\{))*)"')
@@ -87,7 +91,7 @@ def fetched_in(text: str) -> str | None:
                 continue
     for match in _STRING.finditer(text):
         value = match.group(1)
-        if ("nixpkgs" in value.lower() or "channel" in value.lower()) and not _DEFAULT_BRANCH.match(value.strip()):
+        if ("nixpkgs" in value.lower() or "channel" in value.lower() or "releases.nixos.org" in value) and not _DEFAULT_BRANCH.match(value.strip()):
             target = target_of_url(value)  # a bare repository URL says nothing: its `ref` may follow
             if target is not None:
                 return target
@@ -100,27 +104,91 @@ def fetched_in(text: str) -> str | None:
     return None
 
 
+# A nixpkgs commit in a fetch: an archive URL or flake reference naming it, or `rev = "<commit>"`
+# in a fetch of the nixpkgs repository.
+_COMMIT_URL = re.compile(r"nixos/nixpkgs(?:\.git)?/(?:archive/|tarball/)?[0-9a-f]{40}\b|nixos/nixpkgs(?:\.git)?\?(?:[^\"'\s]*&)?rev=[0-9a-f]{40}", re.IGNORECASE)
+_REPOSITORY_FETCH = re.compile(r"\b(?:fetchFromGitHub|fetchGit|fetchTree)\s*\{(?P<body>[^{}]*)\}", re.DOTALL)
+_NIXPKGS_REPOSITORY = re.compile(r"github\.com/nixos/nixpkgs|\bowner\s*=\s*\"nixos\"[^{}]*\brepo\s*=\s*\"nixpkgs\"", re.IGNORECASE | re.DOTALL)
+# What dates a commit when written beside it: a channel or release branch, or a date.
+_CHANNEL = re.compile(r"(?<![\w.-])(?:(?:nixos|nixpkgs|release)-\d{2}\.\d{2}(?:-small|-darwin)?|nixos-unstable(?:-small)?|nixpkgs-unstable)(?![\w-])", re.IGNORECASE)
+_DATE = re.compile(r"(?<![\w-])(?P<date>(?:19|20)\d{2}-\d{2}-\d{2})(?![\w-])")
+_NEARBY_LINES = 2  # lines above the fetch that may date it
+_MENTIONS_NIXPKGS = re.compile("nixpkgs", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CommitFetch:
+    """A fetch of nixpkgs pinned to a commit: its 1-based `line`, and the `target` what is written
+    beside it names (None: nothing dates it)."""
+
+    line: int
+    target: str | None
+
+
+def commit_fetch(text: str) -> CommitFetch | None:
+    """The first fetch of nixpkgs pinned to a bare commit (`fetchTarball
+    "https://github.com/NixOS/nixpkgs/archive/<commit>.tar.gz"`, `fetchFromGitHub { owner =
+    "NixOS"; repo = "nixpkgs"; rev = "<commit>"; }`, `fetchGit`, `github:NixOS/nixpkgs/<commit>`),
+    dated by a channel name or a date written in it or on the lines just above it."""
+    if not _MENTIONS_NIXPKGS.search(text):  # cheap on files that fetch no nixpkgs
+        return None
+    spans = [(m.start(), m.end()) for m in _COMMIT_URL.finditer(text)]
+    spans += [(m.start(), m.end()) for m in _REPOSITORY_FETCH.finditer(text) if _NIXPKGS_REPOSITORY.search(m.group("body")) and _COMMIT.search(m.group("body"))]
+    if not spans:
+        return None
+    start, end = min(spans)
+    line = text.count("\n", 0, start) + 1
+    lines = text.split("\n")
+    last = text.count("\n", 0, end) + 1
+    nearby = "\n".join(lines[max(0, line - 1 - _NEARBY_LINES) : last])
+    return CommitFetch(line, _date_of(nearby))
+
+
+def _date_of(nearby: str) -> str | None:
+    for pattern in (_CHANNEL, _DATE):
+        for match in pattern.finditer(nearby):
+            try:
+                return normalize(match.group(0))
+            except TargetError:
+                continue
+    return None
+
+
+def fetch_pin(text: str, name: str) -> Pin | None:
+    """The pin of the nixpkgs a file at `name` (as shown) fetches: its branch, tag or channel, a
+    pinned commit dated by what is written beside it, or an undated pin at the commit's line."""
+    target = fetched_in(text)
+    commit = commit_fetch(text) if target is None else None
+    if commit is not None and commit.target is None:
+        return Pin(None, None, undated=f"{name}:{commit.line}")
+    target = target or (commit.target if commit is not None else None)
+    return Pin(target, f"{name} fetches nixpkgs") if target is not None else None
+
+
 _IMPORTED = re.compile(r"\bimport\s+\(?\s*(?P<path>\.{1,2}/[\w./+-]*\.nix)\b")
 _READ_JSON = re.compile(r"\breadFile\s+(?P<path>\.{1,2}/[\w./+-]*\.json)\b")
 
 
-def imported_pin(text: str, directory: str) -> tuple[str, str] | None:
-    """`import ../pin/nixpkgs.nix { }`: the target the imported file fetches (one level deep),
-    also through a nix-prefetch-git JSON it reads (`"url"` of nixpkgs, `"date"`), and the
-    imported file's path relative to `directory`."""
+def imported_pin(text: str, directory: str) -> Pin | None:
+    """`import ../pin/nixpkgs.nix { }`: the pin of the nixpkgs the imported file fetches (one level
+    deep; `fetch_pin`), also through a nix-prefetch-git JSON it reads (`"url"` of nixpkgs,
+    `"date"`), named by its path relative to `directory`."""
     for match in _IMPORTED.finditer(text):
         relative = match.group("path")
         imported = read_small(os.path.join(directory, relative))
         if not imported:
             continue
-        target = fetched_in(imported)
-        if target is None:
-            for json_match in _READ_JSON.finditer(imported):
-                target = prefetch_json(read_small(os.path.join(directory, os.path.dirname(relative), json_match.group("path"))))
-                if target is not None:
-                    break
+        shown = os.path.normpath(relative)
+        pin = fetch_pin(imported, shown)
+        target = pin.nixpkgs if pin is not None else None
+        for json_match in _READ_JSON.finditer(imported) if target is None else ():
+            target = prefetch_json(read_small(os.path.join(directory, os.path.dirname(relative), json_match.group("path"))))
+            if target is not None:
+                break
         if target is not None:
-            return target, os.path.normpath(relative)
+            return Pin(target, f"{shown} (imported) fetches nixpkgs")
+        if pin is not None:
+            return pin  # undated
     return None
 
 

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from cudalint.lint.settings import LintSettings
 
 
+# Appended to a removed name's finding when the file's pin is undated (`Rule.removals`).
+UNDATED_PIN = "(the pin is undated: pass --nixpkgs to judge it)"
+
+
 @dataclass
 class Context:
     source: SourceFile
@@ -42,6 +46,10 @@ class Context:
         severity: Severity | None = None,
     ) -> None:
         assert self.rule is not None
+        severity = severity or self.rule.severity
+        if severity is Severity.ERROR and self.rule.removals and self.settings.undated_pin:
+            # the newest nixpkgs removed it, but the pinned one may not have
+            severity, message = Severity.WARNING, f"{message} {UNDATED_PIN}"
         start, end = (where.start_byte, where.end_byte) if isinstance(where, Node) else where
         at = where if isinstance(where, Node) else self.tree.root_node.named_descendant_for_byte_range(start, end)
         diagnostic = Diagnostic(
@@ -49,7 +57,7 @@ class Context:
             message=sys.intern(message),  # the same finding repeats in generated files; an editor keeps them all
             start=start,
             end=end,
-            severity=severity or self.rule.severity,
+            severity=severity,
             fixes=tuple(f for f in fixes if f is not None and f.edits),
             context=self.place(at).kind.value if at is not None else None,
         )

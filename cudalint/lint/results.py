@@ -16,14 +16,18 @@ class ReportedTarget:
     source: str | None  # "flake.nix inputs.nixpkgs.url", "--nixpkgs", ...; None: nothing pins it
     era: str
     cuda: tuple[str, ...]
+    undated: str | None = None  # "FILE:LINE" of a pinned commit nothing dates (the newest nixpkgs stands in)
 
     def describe(self) -> str:
         where = "the newest nixpkgs" if self.nixpkgs in (None, "unstable") else f"nixpkgs {self.nixpkgs}"
-        source = f" ({self.source})" if self.source else " (nothing pins it)"
+        if self.undated:
+            source = f" (undated pin at {self.undated}; pass --nixpkgs to choose the target)"
+        else:
+            source = f" ({self.source})" if self.source else " (nothing pins it)"
         return f"{where}{source}, CUDA {', '.join(self.cuda)}"
 
     def as_json(self) -> dict:
-        return {"nixpkgs": self.nixpkgs or "unstable", "source": self.source, "era": self.era, "cuda": list(self.cuda)}
+        return {"nixpkgs": self.nixpkgs or "unstable", "source": self.source, "undated": self.undated, "era": self.era, "cuda": list(self.cuda)}
 
 
 @dataclass

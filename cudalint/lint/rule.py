@@ -42,6 +42,9 @@ class Rule:
     `preview` rules (ruff's model) are off unless preview mode is on: a new or changed rule stays
     there until the real-world corpora (tests/realworld/) show a precision of at least 0.95;
     `precision` says what was measured, for `cudalint rules`, the rule's docs and hover.
+    `removals`: the rule's errors say the target nixpkgs removed a name (it throws there); when
+    the file's pin cannot be dated (the newest nixpkgs is assumed), `Context.report` makes them
+    warnings that suggest `--nixpkgs`.
     """
 
     code: str
@@ -54,6 +57,7 @@ class Rule:
     patterns: tuple[bytes, ...] = ()
     attrpath_patterns: tuple[bytes, ...] = ()
     cuda_references_only: bool = False
+    removals: bool = False
     preview: bool = False
     precision: str = ""
     docs: str = ""
