@@ -10,7 +10,11 @@ with the same advice are one finding. Not flagged: function formals (the fix rew
 `assert`s, metadata (`cudatoolkit.version`, `.name`), `passthru`, strings and comments, branches
 that exist only for CUDA older than 11.4, which has no redistributables (`cudaOlder "11.4"`,
 `versionOlder cudaVersion "11"` (a bare major is `.0`), the `else` of `cudaAtLeast "11.4"`, a
-file whose `assert` allows only majors before 11: `major == "9" || major == "10"`), an
+file whose `assert` allows only majors before 11: `major == "9" || major == "10"`), names that
+were current on the target: `cudatoolkit.cc` as nvcc's host compiler in the single-output era
+(22.05 to 23.05, before the split packages), the toolkit reached only behind an explicit opt-in
+switch (`lib.optionals useCudatoolkitRunfile [ cudatoolkit ]`, `if useCudatoolkitRunfile then
+cudatoolkit else ...`: the user asks for the runfile), an
 override that redefines the name to a split package (`cudatoolkit = final.cuda_nvcc;` in
 `overrideScope`: that is the remedy), top-level versioned toolkits that the target nixpkgs
 deprecated or removed (`cudatoolkit_10_1`: CUDA006 reports them), and the toolkit in wrappers,
@@ -185,6 +189,8 @@ def _toolkit_root(variable: Node, ctx: Context) -> tuple[Node, CudaRef] | None:
         return None
     if ref.set_name is None and _removed_on_target(ref.package, ctx):
         return None  # a versioned top-level toolkit the target deprecated or removed: CUDA006 reports it
+    if ref.output == "cc" and ctx.target.era.id == "single-output":
+        return None  # `cudatoolkit.cc`: nvcc's host compiler in the era of the one-output toolkit
     if ref.output in METADATA or _is_exempt(root, ctx) or runtime_use(root, ctx) is not None:
         return None  # runtime references (wrappers, RPATHs, installed files) are CUDA204's
     return root, ref
@@ -500,7 +506,14 @@ def _is_exempt(root: Node, ctx: Context) -> bool:
             return True
     if _in_assert(root) or _only_asserted(root, ctx):
         return True
-    return any(_only_old_cuda(g.text, g.positive) for g in ctx.semantic.guards(root)) or _file_asserts_old_cuda(ctx)
+    guards = ctx.semantic.guards(root)
+    if any(g.positive and _RUNFILE_SWITCH.search(g.text) for g in guards):
+        return True  # `lib.optionals useCudatoolkitRunfile [ cudatoolkit ]`: the user asked for the runfile
+    return any(_only_old_cuda(g.text, g.positive) for g in guards) or _file_asserts_old_cuda(ctx)
+
+
+# An explicit opt-in to the runfile toolkit: `useCudatoolkitRunfile`, `withRunfileToolkit`.
+_RUNFILE_SWITCH = re.compile(r"\b\w*[Rr]unfile\w*\b")
 
 
 _ASSERTED_MAJOR = re.compile(r'==\s*"(\d+)(?:\.\d+)*"')
