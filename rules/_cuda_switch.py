@@ -2,12 +2,18 @@
 (not a rule module).
 
 "The switch" is a lexical `cudaSupport` (a formal, a `let` binding, `inherit (config)
-cudaSupport;`) that the build reads: one read only by `meta` (`broken = !cudaSupport;`) marks a
-CUDA-only package. A condition "mentions" the switch when it names `cudaSupport` (also as
-`config.cudaSupport`), a switch-like name (`enableCuda`, `withCuda`), a variable derived from it
-(`useCuda = cudaSupport && ...;`, `enableCuda ? config.cudaSupport`) or one the file asserts to
-imply it (`assert withNccl -> cudaSupport;`). An `assert cudaSupport;` (or
-`lib.assertMsg cudaSupport "..."`) guards everything in its body.
+cudaSupport;`) that the build reads, in a package that also builds without CUDA. A CUDA-only
+package switches nothing, whatever it reads: it says so by `meta` (`broken = !cudaSupport;`,
+`broken = !cudaSupport || ...;`, `badPlatforms = lib.optionals (!cudaSupport) lib.platforms.all;`,
+`platforms = lib.optionals cudaSupport lib.platforms.linux;`), by reading the switch only in
+`meta` and `passthru`, or by failing without it (`assert cudaSupport;`, a `throw` on the
+non-CUDA side of a derivation attribute or of the whole package, `lib.throwIfNot cudaSupport`).
+A condition "mentions" the switch when it names `cudaSupport` (also as `config.cudaSupport`), a
+switch-like name (`enableCuda`, `withCuda`), a variable derived from it (`useCuda = cudaSupport
+&& ...;`, `enableCuda ? config.cudaSupport`, also through more `let` bindings) or one the file
+asserts to imply it (`assert withNccl -> cudaSupport;`). An `assert cudaSupport;` (or
+`lib.assertMsg cudaSupport "..."`, `lib.throwIfNot cudaSupport "..." drv`) guards everything in
+its body.
 """
 
 from __future__ import annotations
@@ -19,29 +25,37 @@ from tree_sitter import Node
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix
+from cudalint.nix.places import DERIVATION_BUILDERS
 from cudalint.nix.semantic import InputSite, NameBinding
-from cudalint.nix.syntax import ancestors, attrpath_names, descendants, flatten_apply, last_name, text, unparen
+from cudalint.nix.syntax import ancestors, attrpath_names, binding_value, descendants, flatten_apply, last_name, outermost_apply, text, unparen
 
 SWITCH = re.compile(r"\bcudaSupport\b")
 _META = frozenset({"meta"})
-_SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?[Cc]uda$")
+# Attributes the build never reads: a switch read only there switches nothing.
+_NOT_BUILD = frozenset({"meta", "passthru"})
+_SWITCH_LIKE = re.compile(r"^(?:enable|with|use|has)_?(?:[Cc]uda|CUDA)$")
+# `meta` attributes by which a package says it is CUDA-only.
+_CUDA_ONLY_META = frozenset({"broken", "badPlatforms", "platforms"})
+_THROWS = frozenset({"throw", "throwIf", "throwIfNot"})
+_MAX_DEPTH = 6
 
 
 def file_switch(node: Node, ctx: Context) -> NameBinding | None:
-    """The `cudaSupport` switch in scope at `node` that the build reads, if any."""
+    """The `cudaSupport` switch in scope at `node` that the build reads, if any: None also in a
+    CUDA-only package, which has nothing to switch."""
     switch = ctx.semantic.resolve_name("cudaSupport", node)
-    if not switch.lexical or _only_in_meta(switch, ctx):
+    if not switch.lexical or _only_outside_build(switch, ctx) or cuda_only(ctx):
         return None
     return switch
 
 
 def is_guarded(node: Node, ctx: Context) -> bool:
     """`node` is evaluated only when the switch is on (or off): under a condition that mentions
-    it, or in the body of an `assert` that requires it."""
+    it, or in the body of an `assert` (or `lib.throwIfNot`) that requires it."""
     return any(mentions_switch(g.condition, ctx) for g in ctx.semantic.guards(node)) or under_switch_assert(node, ctx)
 
 
-def mentions_switch(condition: Node, ctx: Context) -> bool:
+def mentions_switch(condition: Node, ctx: Context, depth: int = 0) -> bool:
     if SWITCH.search(text(condition)):
         return True
     for node in descendants(condition):
@@ -51,7 +65,7 @@ def mentions_switch(condition: Node, ctx: Context) -> bool:
         if _SWITCH_LIKE.match(name):
             return True
         binding = ctx.semantic.resolve(node)
-        if binding.kind in {"let", "rec"} and binding.value is not None and SWITCH.search(text(binding.value)):
+        if binding.kind in {"let", "rec"} and binding.value is not None and depth < _MAX_DEPTH and mentions_switch(binding.value, ctx, depth + 1):
             return True
         if binding.kind == "formal" and binding.node is not None and binding.node.type == "formal":
             default = binding.node.child_by_field_name("default")
@@ -60,6 +74,79 @@ def mentions_switch(condition: Node, ctx: Context) -> bool:
         if binding.lexical and _asserted_switch(binding, ctx):
             return True
     return False
+
+
+def switch_value(expression: Node | None, ctx: Context, on: bool, depth: int = 0) -> bool | None:
+    """The value of a boolean expression when the CUDA switch is `on` (or off), where that alone
+    decides it: `cudaSupport`, `config.cudaSupport`, `enableCuda ? config.cudaSupport`, a `let`
+    name for one of them, and `!`, `&&`, `||`, `->` of those; None where it depends on more."""
+    node = unparen(expression)
+    if node is None or depth > _MAX_DEPTH:
+        return None
+    kind = node.type
+    if kind == "unary_expression" and text(node).lstrip().startswith("!"):
+        inner = switch_value(node.child_by_field_name("argument"), ctx, on, depth + 1)
+        return None if inner is None else not inner
+    if kind == "binary_expression" and operator(node) in {"&&", "||", "->"}:
+        left = switch_value(node.child_by_field_name("left"), ctx, on, depth + 1)
+        right = switch_value(node.child_by_field_name("right"), ctx, on, depth + 1)
+        if operator(node) == "->":
+            left = None if left is None else not left
+        elif operator(node) == "&&":
+            return False if False in (left, right) else True if left is right is True else None
+        return True if True in (left, right) else False if left is right is False else None
+    if kind == "select_expression":
+        names = attrpath_names(node.child_by_field_name("attrpath"))
+        return on if names[-1:] == ["cudaSupport"] and node.child_by_field_name("default") is None else None
+    if kind != "variable_expression":
+        return None
+    name = text(node)
+    binding = ctx.semantic.resolve(node)
+    if binding.kind in {"let", "rec"} and binding.value is not None and name != "cudaSupport":
+        return switch_value(binding.value, ctx, on, depth + 1)
+    if name == "cudaSupport" or _SWITCH_LIKE.match(name):
+        return on
+    if binding.kind == "formal" and binding.node is not None and binding.node.type == "formal":
+        return switch_value(binding.node.child_by_field_name("default"), ctx, on, depth + 1)
+    return None
+
+
+def cuda_only(ctx: Context) -> bool:
+    """The file's package says it is CUDA-only: `meta` marks it broken or unsupported without
+    CUDA, or one of its attributes throws without CUDA."""
+    memo = ctx.semantic.memo(__name__)
+    if "cuda_only" not in memo:
+        memo["cuda_only"] = _marked_cuda_only(ctx) or _throws_without_switch(ctx)
+    return memo["cuda_only"]
+
+
+def throw_call(variable: Node) -> tuple[str, Node] | None:
+    """For the variable a throw is reached through (`throw`, `lib` of `lib.throwIf`, `builtins`),
+    the throw's name and its whole call."""
+    call = variable.parent
+    if call is not None and call.type == "select_expression":
+        variable, call = call, call.parent
+    name = last_name(variable)
+    if name not in _THROWS or call is None or call.type != "apply_expression" or call.child_by_field_name("function") != variable:
+        return None
+    return name, outermost_apply(call)
+
+
+def throws_when(name: str, call: Node, ctx: Context, on: bool) -> bool | None:
+    """Whether the throw `call` fails evaluation when the switch is `on` (or off), as far as the
+    switch alone decides: False when a guard around it (or `throwIf`'s condition) rules that out."""
+    if name != "throw":
+        _, arguments = flatten_apply(call)
+        if not arguments:
+            return None
+        condition = switch_value(arguments[0], ctx, on)
+        if condition is not None:
+            return condition if name == "throwIf" else not condition
+    taken = [switch_value(g.condition, ctx, on) for g in ctx.semantic.guards(call)]
+    polarity = [g.positive for g in ctx.semantic.guards(call)]
+    if any(value is not None and value != positive for value, positive in zip(taken, polarity)):
+        return False
+    return True if any(value is not None for value in taken) else None
 
 
 def conjuncts(node: Node | None) -> list[Node]:
@@ -93,12 +180,22 @@ def asserted_condition(assertion: Node) -> Node | None:
 
 
 def under_switch_assert(node: Node, ctx: Context) -> bool:
-    """`node` is in the body of `assert cudaSupport;` (or `assert cudaSupport && ...;`)."""
+    """`node` is in the body of `assert cudaSupport;` (or `assert cudaSupport && ...;`), or of
+    `lib.throwIfNot cudaSupport "..." body`: evaluated only with the switch on."""
     child = node
     for parent in ancestors(node):
         if parent.type == "assert_expression" and parent.child_by_field_name("body") == child:
-            if any(term.type in {"variable_expression", "select_expression"} and mentions_switch(term, ctx) for term in conjuncts(asserted_condition(parent))):
+            condition = asserted_condition(parent)
+            if switch_value(condition, ctx, on=False) is False:
                 return True
+            if any(term.type in {"variable_expression", "select_expression"} and mentions_switch(term, ctx) for term in conjuncts(condition)):
+                return True
+        elif parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
+            function, arguments = flatten_apply(parent)
+            if last_name(function) in {"throwIf", "throwIfNot"} and len(arguments) == 3:
+                condition = switch_value(arguments[0], ctx, on=False)
+                if condition is not None and condition == (last_name(function) == "throwIf"):
+                    return True
         child = parent
     return False
 
@@ -113,13 +210,77 @@ def in_attribute(node: Node, names: frozenset[str]) -> bool:
     return False
 
 
-def _only_in_meta(switch: NameBinding, ctx: Context) -> bool:
-    """A `cudaSupport` read only by the package's `meta` (`broken = !cudaSupport;`) switches
-    nothing in the build: the package is CUDA-only."""
+def _only_outside_build(switch: NameBinding, ctx: Context) -> bool:
+    """A `cudaSupport` read only by the package's `meta` (`broken = !cudaSupport;`) and
+    `passthru` switches nothing in the build: the package is CUDA-only."""
     if switch.node is None:
         return False
     semantic = ctx.semantic
-    return semantic.first_use("cudaSupport", switch.node) is not None and semantic.first_use("cudaSupport", switch.node, lambda use: not in_attribute(use, _META)) is None
+    return semantic.first_use("cudaSupport", switch.node) is not None and semantic.first_use("cudaSupport", switch.node, lambda use: not in_attribute(use, _NOT_BUILD)) is None
+
+
+def _marked_cuda_only(ctx: Context) -> bool:
+    """`meta.broken` true without CUDA (`!cudaSupport`, `!cudaSupport || ...`), `badPlatforms`
+    listing platforms only without CUDA, or `platforms` empty without CUDA."""
+    for binding in ctx.semantic.nodes_of_type("binding"):
+        names = attrpath_names(binding.child_by_field_name("attrpath"))
+        value = binding_value(binding)
+        if not names or names[-1] not in _CUDA_ONLY_META or value is None or not in_attribute(binding, _META):
+            continue
+        if names[-1] == "broken" and switch_value(value, ctx, on=False) is True:
+            return True
+        if names[-1] == "badPlatforms" and any(_only_without_switch(node, value, ctx) for node in descendants(value) if node.is_named):
+            return True
+        if names[-1] == "platforms" and _empty_without_switch(value, ctx):
+            return True
+    return False
+
+
+def _only_without_switch(node: Node, within: Node, ctx: Context) -> bool:
+    """`node` is evaluated (within `within`) when the switch is off and not when it is on:
+    `lib.optionals (!cudaSupport) lib.platforms.all`."""
+    guards = [g for g in ctx.semantic.guards(node) if within.start_byte <= g.condition.start_byte and g.condition.end_byte <= within.end_byte]
+    off = [switch_value(g.condition, ctx, on=False) for g in guards]
+    on = [switch_value(g.condition, ctx, on=True) for g in guards]
+    positive = [g.positive for g in guards]
+    reached_off = all(value is None or value == p for value, p in zip(off, positive))
+    excluded_on = any(value is not None and value != p for value, p in zip(on, positive))
+    return reached_off and excluded_on
+
+
+def _empty_without_switch(value: Node, ctx: Context) -> bool:
+    """`lib.optionals cudaSupport lib.platforms.linux`, `if cudaSupport then ... else [ ]`."""
+    node = unparen(value)
+    if node is None:
+        return False
+    if node.type == "apply_expression":
+        function, arguments = flatten_apply(node)
+        return last_name(function) in {"optionals", "optional"} and len(arguments) == 2 and switch_value(arguments[0], ctx, on=False) is False
+    if node.type == "if_expression":
+        taken = switch_value(node.child_by_field_name("condition"), ctx, on=False)
+        branch = unparen(node.child_by_field_name("consequence" if taken else "alternative")) if taken is not None else None
+        return branch is not None and branch.type == "list_expression" and not branch.named_children
+    return False
+
+
+def _throws_without_switch(ctx: Context) -> bool:
+    """An attribute of the package's derivation throws when the switch is off:
+    `src = if cudaSupport then fetchurl { ... } else throw "CUDA only";`."""
+    for variable in ctx.semantic.nodes_of_type("variable_expression"):
+        if text(variable) not in {"throw", "lib", "builtins"}:
+            continue
+        found = throw_call(variable)
+        if found is None or throws_when(found[0], found[1], ctx, on=False) is not True or throws_when(found[0], found[1], ctx, on=True) is not False:
+            continue
+        binding = ctx.semantic.enclosing_binding(found[1])
+        if binding is None or in_attribute(binding, _NOT_BUILD):
+            continue
+        while binding is not None:
+            call = ctx.semantic.enclosing_call(binding)
+            if call is not None and call.name in DERIVATION_BUILDERS and binding.parent is not None and binding.parent.parent == call.attrset:
+                return True
+            binding = ctx.semantic.enclosing_binding(binding)
+    return False
 
 
 def _asserted_switch(binding: NameBinding, ctx: Context) -> bool:

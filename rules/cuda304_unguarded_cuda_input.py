@@ -9,12 +9,16 @@ input list (`nativeBuildInputs`, `buildInputs`, `propagatedBuildInputs`, `depend
 (`cudaDeps = [ ... ]; buildInputs = cudaDeps;`). Guards are `lib.optionals cudaSupport [...]`,
 `lib.optional cudaSupport x`, `if cudaSupport then ... else ...`, conditions that mention the
 switch (`cudaSupport && cudaAtLeast "12.0"`) and variables derived from it
-(`useCuda = cudaSupport && ...;`) or that the file asserts to imply it
+(`useCuda = cudaSupport && ...;`, also through more `let` bindings) or that the file asserts to imply it
 (`assert withNccl -> cudaSupport && ...;` makes `lib.optional withNccl nccl` guarded), and the
-body of `assert cudaSupport;` / `assert lib.assertMsg cudaSupport "...";` (CUDA311 asks to turn
-that assert into `meta.broken = !cudaSupport;`, which keeps this rule silent too). Not
-flagged: expressions without a `cudaSupport` switch (CUDA-only packages, including those that
-read `cudaSupport` only in `meta`, e.g. `broken = !cudaSupport;`), CUDA packages outside input lists (`passthru`, `disallowedRequisites`),
+body of `assert cudaSupport;` / `assert lib.assertMsg cudaSupport "...";` /
+`lib.throwIfNot cudaSupport "..." drv`. Not flagged: expressions without a `cudaSupport` switch,
+and CUDA-only packages, which have nothing to switch: those that read `cudaSupport` only in
+`meta` and `passthru`, and those that say they need CUDA, whatever else reads the switch
+(`meta.broken = !cudaSupport;` or `!cudaSupport || ...`, `meta.badPlatforms = lib.optionals
+(!cudaSupport) lib.platforms.all;`, `meta.platforms` empty without CUDA, an `assert` or a
+derivation attribute that fails without CUDA: `src = if cudaSupport then ... else throw "...";`);
+CUDA packages outside input lists (`passthru`, `disallowedRequisites`),
 a runpath hook under any condition (drivers serve Vulkan/OpenCL too), and
 `addDriverRunpath`, which graphics packages use without CUDA.
 

@@ -1,19 +1,26 @@
-"""An `assert` or `throw` on the CUDA switch that stops evaluation instead of marking the package broken.
+"""An `assert` or `throw` on the CUDA switch that stops evaluation for CUDA users instead of marking the package broken.
 
 Flags, in packages and overlays/overrides, `assert cudaSupport -> cond;`, `assert !cudaSupport ||
-cond;`, `assert cudaSupport;` (a CUDA-only package) and the same conditions inside
-`lib.assertMsg cond "message"`, with any CUDA switch (`enableCuda`, `config.cudaSupport`, a
-variable derived from `cudaSupport`) on the left; and a `throw` (or `lib.throwIf`/`throwIfNot`)
-evaluated only on one side of the switch: `if cudaSupport && cudaOlder "12.0" then throw "..."`,
-`if cudaSupport then ... else throw "needs CUDA"`. Not flagged: asserts that do not depend on the
-switch (`assert blas.isILP64 == isILP64;`, `assert cudaVersion == null || ...;`), asserts that
-only require consistent options (`assert ncclSupport -> cudaSupport;`: an incoherent
-configuration the user chose, which the CUDA team keeps as an assert), asserts in front of
-something that is not a package (a project's entry point checking its arguments, a function
-returning an attrset: nothing walks those unasked; packages are builder, `callPackage` and
-override calls), `meta.broken`,
-`meta.badPlatforms`, and dev shells and NixOS modules (a shell is evaluated on purpose by whoever
-enters it; a module reports through `assertions`).
+cond;`, `assert cudaSupport && cond;` and the same conditions inside `lib.assertMsg cond
+"message"`, with any CUDA switch (`enableCuda`, `config.cudaSupport`, a variable derived from
+`cudaSupport`) on the left; and a `throw` (or `lib.throwIf`/`throwIfNot`) that a CUDA build can
+reach and a build without CUDA cannot: `if cudaSupport && cudaOlder "12.0" then throw "..."`,
+`lib.throwIf (cudaSupport && !singlePrecision)`. Not flagged: what cannot fail for a CUDA
+user: an assert that holds whenever the switch is on (`assert cudaSupport;`, `assert
+lib.assertMsg cudaSupport "..."`: a CUDA-only package, which CUDA304 and CUDA315 read as such), a
+`throw` on the non-CUDA side (`if cudaSupport then "cuda" else throw "..."`, the last `else` of
+a chain that handles CUDA before it, `lib.throwIfNot cudaSupport`), asserts that keep options
+apart or in step (`assert enableCuda -> !enableRocm;`: two backends that must not both be on;
+`assert ncclSupport -> cudaSupport;`: an incoherent configuration the user chose, which the
+CUDA team keeps as an assert), and conditions that hold by construction (`assert cudaSupport ->
+cudaPackages != { };`: `callPackage` always passes the package set); asserts that do not
+depend on the switch (`assert blas.isILP64 == isILP64;`, `assert cudaVersion == null || ...;`),
+asserts in front of something that is not a package (a project's entry point checking its
+arguments, a function returning an attrset: nothing walks those unasked; packages are builder,
+`callPackage` and override calls), `meta.broken`, `meta.badPlatforms`, and dev shells and NixOS
+modules (a shell is evaluated on purpose by whoever enters it; a module reports through
+`assertions`). The message says who fails: the CUDA users the condition rules out, and also
+everyone without CUDA when the assert requires the switch too (`cudaSupport && cond`).
 
 ## Why
 An `assert` or `throw` in a package is an evaluation error, not a property of the package. With
@@ -24,10 +31,12 @@ away either. `meta.broken` says the same thing as data: evaluation goes on, the 
 skipped or refused with a clear message, `allowBroken` or an override lifts it, and CI can list
 it. The nixpkgs CUDA team asked for this in reviews (PR #234097, 2023-05: no new asserts on the
 CUDA configuration, users cannot disable them; issue #273794, 2023-12: no `throw`s, only
-`meta.broken`, so every attribute evaluates) and changes (PR #395593, 2025-04: a CUDA-only
-package is `broken = !cudaSupport` rather than an assertion; PR #426909, 2025-07: tensorflow's
+`meta.broken`, so every attribute evaluates) and changes (PR #426909, 2025-07: tensorflow's
 CUDA assert moved to `meta.broken`, which CI's evaluation catches while an assert needs
-workarounds). The nixpkgs manual documents `meta.broken` as the way to express such constraints
+workarounds). What fails only without CUDA is another matter: a CUDA user never reaches it, and
+the CUDA team writes both `assert cudaSupport;` and `broken = !cudaSupport` for CUDA-only
+packages (PR #395593, 2025-04, preferred the latter as a matter of style), so this rule leaves it
+alone. The nixpkgs manual documents `meta.broken` as the way to express such constraints
 (it may depend on the package's arguments). Holds in every era; from 2026 nixpkgs is moving its
 own CUDA package set to `meta.problems` (PR #533181, open), for packages `meta.broken` stays.
 
@@ -73,8 +82,11 @@ stdenv.mkDerivation {
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
+from cudalint.knowledge import catalog
 from cudalint.lint import edits
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
@@ -88,11 +100,10 @@ from cudalint.nix.syntax import (
     descendants,
     flatten_apply,
     last_name,
-    outermost_apply,
     text,
     unparen,
 )
-from cudalint.rules._cuda_switch import SWITCH, asserted_condition, conjuncts, mentions_switch, operator
+from cudalint.rules._cuda_switch import SWITCH, asserted_condition, conjuncts, mentions_switch, operator, switch_value, throw_call, throws_when
 
 RULE = Rule(
     code="CUDA311",
@@ -107,9 +118,10 @@ RULE = Rule(
 
 # Calls that make a package: what an assert in front of them keeps from evaluating.
 _PACKAGE_CALLS = DERIVATION_BUILDERS | WRAPPER_BUILDERS | OVERRIDE_CALLS | {"callPackage", "callPackages", "toPythonModule"}
-_THROWS = frozenset({"throw", "throwIf", "throwIfNot"})
 # the variable a throw is reached through: `throw`, `lib.throwIf`, `builtins.throw`
-_THROW_HOLDERS = _THROWS | {"lib", "builtins"}
+_THROW_HOLDERS = frozenset({"throw", "throwIf", "throwIfNot", "lib", "builtins"})
+# Names of a package's options: `rocmSupport`, `enableRocm`, `withMpi`, `useNccl`.
+_OPTION = re.compile(r"^\w+Support$|^(?:enable|with|use|build)[A-Z_]")
 # Negations that read better than `!(...)`.
 _OPPOSITES = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 _OPPOSITE_CALLS = {"cudaAtLeast": "cudaOlder", "cudaOlder": "cudaAtLeast", "versionAtLeast": "versionOlder", "versionOlder": "versionAtLeast"}
@@ -140,37 +152,38 @@ def _check_assert(assertion: Node, ctx: Context) -> None:
     if broken is None or not _judged_here(assertion, ctx):
         return
     advice = f"set `meta.broken = {broken};`" if len(broken) <= 70 else "set `meta.broken` for the case it rules out"
+    who = "CUDA users it rules out" if switch_value(condition, ctx, on=False) is True else "everyone without CUDA and CUDA users it rules out"
     ctx.report(
         assertion.child_by_field_name("condition"),
-        f"this `assert` fails evaluation for everyone with CUDA on: remove it and {advice}",
+        f"this `assert` fails evaluation for {who}: remove it and {advice}",
         fixes=[_broken_fix(assertion, condition, broken, ctx)],
     )
 
 
 def _check_throw(variable: Node, ctx: Context) -> None:
-    call = variable.parent
-    if call is not None and call.type == "select_expression":
-        variable, call = call, call.parent
-    name = last_name(variable)
-    if name not in _THROWS or call is None or call.type != "apply_expression" or call.child_by_field_name("function") != variable:
+    found = throw_call(variable)
+    if found is None:
         return
-    call = outermost_apply(call)
-    if name != "throw":
-        _, arguments = flatten_apply(call)
-        if not arguments or not mentions_switch(arguments[0], ctx):
-            return
-    elif not any(mentions_switch(g.condition, ctx) for g in ctx.semantic.guards(call)):
+    name, call = found
+    # only a throw that a CUDA user can reach and a CPU user cannot: one on the non-CUDA side
+    # (`if cudaSupport then ... else throw "CUDA only"`) never fails a CUDA build
+    if throws_when(name, call, ctx, on=True) is False or throws_when(name, call, ctx, on=False) is not False:
         return
     if not _judged_here(call, ctx):
         return
-    ctx.report(call, f"this `{name}` fails evaluation whenever the CUDA switch takes this branch: set `meta.broken` for that case instead")
+    ctx.report(call, f"this `{name}` fails evaluation for the CUDA builds that take this branch: set `meta.broken` for that case instead")
 
 
 # ----- the condition ------------------------------------------------------------------------------
 
 
 def _broken_when(condition: Node, ctx: Context) -> str | None:
-    """`meta.broken`'s value for an assert on the switch, or None if the assert is not one."""
+    """`meta.broken`'s value for an assert that a CUDA user can fail, or None if the assert is
+    not one: an assert that holds whenever the switch is on (`assert cudaSupport;`, a CUDA-only
+    package) fails only builds without CUDA, and one that only keeps options apart
+    (`enableCuda -> !enableRocm`) fails only a configuration the user chose."""
+    if switch_value(condition, ctx, on=True) is True:
+        return None
     if condition.type == "binary_expression" and operator(condition) in {"->", "||"}:
         left = condition.child_by_field_name("left")
         right = condition.child_by_field_name("right")
@@ -181,12 +194,50 @@ def _broken_when(condition: Node, ctx: Context) -> str | None:
             left = left.child_by_field_name("argument")
         if left is None or right is None or not mentions_switch(left, ctx):
             return None
-        if any(SWITCH.search(text(term)) for term in conjuncts(right)):
-            return None  # `withNccl -> cudaSupport`: options that must agree, an assert's job
+        if all(_holds_for_cuda_users(term, ctx) for term in conjuncts(right)):
+            return None
         return f"{_operand(left, '&&')} && {_negated(right, ctx)}"
     if any(term.type in {"variable_expression", "select_expression"} and mentions_switch(term, ctx) for term in conjuncts(condition)):
         return _negated(condition, ctx)
     return None
+
+
+def _holds_for_cuda_users(term: Node, ctx: Context) -> bool:
+    """A term on the right of `cudaSupport -> ...` that no CUDA user fails unless they ask for
+    it: the switch itself (`withNccl -> cudaSupport`), another option of the file, negated or not
+    (`!rocmSupport`: backends that must not both be on), or an argument `callPackage` always
+    supplies compared with nothing (`cudaPackages != { }`, `cuda_cudart != null`)."""
+    node = unparen(term)
+    while node is not None and node.type == "unary_expression" and text(node).lstrip().startswith("!"):
+        node = unparen(node.child_by_field_name("argument"))
+    if node is None:
+        return False
+    if SWITCH.search(text(node)) or text(node) in {"true", "false"}:
+        return True
+    if node.type == "binary_expression" and operator(node) in {"&&", "||"}:
+        return all(_holds_for_cuda_users(side, ctx) for side in (node.child_by_field_name("left"), node.child_by_field_name("right")) if side is not None)
+    if node.type == "binary_expression" and operator(node) == "!=":
+        sides = [unparen(node.child_by_field_name("left")), unparen(node.child_by_field_name("right"))]
+        empty = [side for side in sides if side is not None and " ".join(text(side).split()) in {"null", "{ }", "{}"}]
+        supplied = [side for side in sides if side is not None and side.type == "variable_expression" and _supplied(side, ctx)]
+        return bool(empty) and bool(supplied)
+    if node.type == "select_expression":
+        names = attrpath_names(node.child_by_field_name("attrpath"))
+        return text(node).startswith("config.") and bool(names) and _OPTION.match(names[-1] or "") is not None
+    if node.type == "variable_expression":
+        binding = ctx.semantic.resolve(node)
+        return binding.kind == "formal" and _OPTION.match(text(node)) is not None
+    return False
+
+
+def _supplied(variable: Node, ctx: Context) -> bool:
+    """A formal `callPackage` always passes: a CUDA package set (whatever its default), or a
+    CUDA package without a default (`cuda_compat ? null` may be left null on purpose)."""
+    name = text(variable)
+    binding = ctx.semantic.resolve(variable)
+    if binding.kind != "formal" or binding.node is None or binding.node.type != "formal":
+        return False
+    return catalog.is_package_set_name(name) or (catalog.is_cuda_package(name) and binding.node.child_by_field_name("default") is None)
 
 
 def _operand(node: Node, of: str) -> str:

@@ -17,8 +17,9 @@ when it is set outside a guard on that switch:
 Guards are those of CUDA304: `lib.optionals cudaSupport [ ... ]`, `lib.optionalAttrs cudaSupport
 { ... }`, `lib.optionalString cudaSupport ''...''`, `if cudaSupport then ... else ...`, conditions
 mentioning the switch or a variable derived from it, the body of `assert cudaSupport;`. Not
-flagged: expressions without a switch (CUDA-only packages, which set all of this
-unconditionally), entries whose value itself follows the switch (`(lib.cmakeBool "USE_CUDA"
+flagged: expressions without a switch, and CUDA-only packages, which set all of this
+unconditionally (as CUDA304 reads them: `meta.broken = !cudaSupport;`, `badPlatforms` or
+`platforms` that leave no platform without CUDA, an attribute that throws without CUDA), entries whose value itself follows the switch (`(lib.cmakeBool "USE_CUDA"
 cudaSupport)`, `"-DWITH_CUDA=${if cudaSupport then "ON" else "OFF"}"`), settings that do not
 name CUDA, and `meta`/`passthru`. CUDA packages in input lists are CUDA304's.
 
