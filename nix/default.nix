@@ -26,6 +26,7 @@ let
   scope = import ./scope.nix;
   splitRedist = import ./split-redist.nix;
   toolkitJoin = import ./toolkit.nix;
+  vocabulary = import ./vocabulary.nix;
 
   eraIds = map (era: era.id) eraFile.eras;
   genericBuilderEras = [ "symlink-farm" "multi-output" ];
@@ -161,5 +162,5 @@ in
   members = scopeMembers;
   libraries = roles.libraries;
   outputNames = allOutputNames;
-  inherit toolkitJoin;
+  inherit toolkitJoin vocabulary;
 }

@@ -52,6 +52,28 @@ class Deprecation:
 
 
 @dataclass(frozen=True)
+class Word:
+    """A name a fix may write (nix/vocabulary.nix) and the nixpkgs dates it was there."""
+
+    name: str  # as written: `autoAddDriverRunpath`, `cudaPackages.backendStdenv`, `lib.getStatic`
+    start: str | None  # first date nixpkgs has it (None: before every modelled release)
+    end: str | None  # first date it no longer has it (None: still there)
+    evidence: tuple[str, ...]
+    note: str
+
+    def on(self, target: Target) -> bool:
+        """Whether the target nixpkgs has the name."""
+        return (self.start is None or target.includes(self.start)) and (self.end is None or not target.includes(self.end))
+
+    def why_absent(self, target: Target) -> str:
+        """Why the target lacks the name, for a message or a fix title (which never name the
+        target: the reporters print it once per run)."""
+        if self.start is not None and not target.includes(self.start):
+            return f"`{self.name}` arrived in nixpkgs on {self.start}"
+        return f"`{self.name}` left nixpkgs on {self.end}"
+
+
+@dataclass(frozen=True)
 class ReleaseFacts:
     release: str
     version: str | None
@@ -157,6 +179,9 @@ class ReferenceSet:
         self.output_names = frozenset(data["outputNames"])
         redist = {name for release in data["releases"].values() for name in release["packages"]}
         self.package_names = frozenset(redist | set(self.members))
+        vocabulary = data["vocabulary"]
+        self.words = {name: Word(name, w["from"], w["until"], tuple(w["evidence"]), w["note"]) for name, w in vocabulary["words"].items()}
+        self.idioms: dict[str, tuple[str, ...]] = {concept: tuple(names) for concept, names in vocabulary["idioms"].items()}
 
     # ----- targets -----------------------------------------------------------------------------
 
@@ -261,6 +286,32 @@ class ReferenceSet:
                 if pattern.match(name):
                     return self.deprecations[family]
         return None
+
+    # ----- the names fixes write (nix/vocabulary.nix) -------------------------------------------
+
+    def word(self, name: str) -> Word | None:
+        return self.words.get(name)
+
+    def has(self, name: str, target: Target) -> bool:
+        """Whether the target nixpkgs has `name` as a fix would write it: a dated word of the
+        vocabulary, or `cudaPackages.<package>` of a package every target release has. Names the
+        set does not date (ordinary nixpkgs attributes) count as present."""
+        word = self.words.get(name)
+        if word is not None:
+            return word.on(target)
+        scope, _, package = name.partition(".")
+        if scope == "cudaPackages" and self.is_known(package):
+            return self.exists(package, target)
+        return True
+
+    def idiom(self, concept: str, target: Target) -> str | None:
+        """The name the target uses for `concept` (`driverRunpathHook`: `autoAddDriverRunpath`,
+        or `cudaPackages.autoAddOpenGLRunpathHook` before 2024-04); None when it has none."""
+        return next((name for name in self.idioms[concept] if self.words[name].on(target)), None)
+
+    def why_no_idiom(self, concept: str, target: Target) -> str:
+        """Why the target has no name for `concept` (for a fix title or a message)."""
+        return self.words[self.idioms[concept][-1]].why_absent(target)
 
     def removed_set(self, name: str) -> Deprecation | None:
         deprecation = self.deprecations.get(name)
