@@ -411,8 +411,6 @@ def _links_libcuda(semantic: Semantic, interpolation: Node) -> bool:
 
 # ----- literal driver directories in strings ------------------------------------------------------
 
-# top-level `addDriverRunpath` (nixpkgs PR #269475, after 23.11); older targets use `addOpenGLRunpath`
-_DRIVER_RUNPATH_SINCE = "2023-12-01"
 # `echo`/`printf` arguments are words shown to a person, not paths
 _MESSAGE_COMMANDS = frozenset({b"echo", b"printf"})
 
@@ -440,8 +438,9 @@ def in_shell_message(shell: ShellText | None, offset: int) -> bool:
 
 
 def driver_runpath_name(ctx: Context) -> str:
-    """The target's name of the package whose `driverLink` is the driver directory."""
-    return "addDriverRunpath" if ctx.target.includes(_DRIVER_RUNPATH_SINCE) else "addOpenGLRunpath"
+    """The target's name of the package whose `driverLink` is the driver directory: the
+    reference set's idiom (`addDriverRunpath`, PR #269475; before it `addOpenGLRunpath`)."""
+    return ctx.reference.idiom("driverRunpath", ctx.target) or "addOpenGLRunpath"
 
 
 # signs that 32-bit software is built or run here (where `/run/opengl-driver-32` is right): nixpkgs'

@@ -118,8 +118,24 @@ def renamed_formal_binds(ctx: Context, name: str) -> bool:
     return any(n in olds for n in edits.formal_names(formals))
 
 
+def driver_hook(ctx: Context) -> str | None:
+    """The target's driver-runpath hook (the reference set's vocabulary): `autoAddDriverRunpath`,
+    `cudaPackages.autoAddOpenGLRunpathHook` before 2024-04, None before 2022-04."""
+    return ctx.reference.idiom("driverRunpathHook", ctx.target)
+
+
+def no_hook_reason(ctx: Context) -> str:
+    return ctx.reference.why_no_idiom("driverRunpathHook", ctx.target)
+
+
 def hook_reference(ctx: Context, at: Node, name: str, like: Node | None = None) -> tuple[str, list[Edit]] | None:
-    """`edits.toplevel_reference` that also counts on a formal CUDA104 is renaming to `name`."""
+    """`edits.toplevel_reference` that also counts on a formal CUDA104 is renaming to `name`.
+    A name of the CUDA package set (`cudaPackages.autoAddOpenGLRunpathHook`, the hook of older
+    targets) is written through the file's `cudaPackages`."""
+    scope, dot, attr = name.partition(".")
+    if dot:
+        spelled = edits.toplevel_reference(ctx.source, ctx.semantic, at, scope, like)
+        return (f"{spelled[0]}.{attr}", spelled[1]) if spelled is not None else None
     spelled = edits.toplevel_reference(ctx.source, ctx.semantic, at, name, like)
     if spelled is not None and spelled[1] and renamed_formal_binds(ctx, name):
         return spelled[0], []
@@ -127,14 +143,16 @@ def hook_reference(ctx: Context, at: Node, name: str, like: Node | None = None) 
 
 
 def replace_element_with(ctx: Context, element: HookElement, new: str, keep_formal: bool) -> list[Edit] | None:
-    """Edits replacing a hook element (e.g. `addDriverRunpath`) by the top-level hook `new`
-    (`autoAddDriverRunpath`), written like the element. A formal that only this element uses is
-    renamed to `new` (unless `keep_formal` or `new` is bound already) instead of adding a formal."""
+    """Edits replacing a hook element (e.g. `addDriverRunpath`) by the hook `new`
+    (`autoAddDriverRunpath`, or `cudaPackages.autoAddOpenGLRunpathHook`), written like the
+    element. A formal that only this element uses is renamed to a top-level `new` (unless
+    `keep_formal` or `new` is bound already) instead of adding a formal."""
     node = element.node
     if node.type == "variable_expression":
         binding = ctx.semantic.resolve(node)
         if (
             not keep_formal
+            and "." not in new
             and binding.kind == "formal"
             and binding.node is not None
             and binding.node.type == "formal"

@@ -7,7 +7,9 @@ paths, `inherit (cudaPackages) cudatoolkit;` and overlays that redefine it. A va
 the toolkit is reported once, where it is bound; references of one line in one string or list
 with the same advice are one finding. Not flagged: function formals (the fix rewrites them),
 `cudatoolkit != null` checks, a toolkit given only to a helper whose result is used only in
-`assert`s, metadata (`cudatoolkit.version`, `.name`), `passthru`, strings and comments, branches
+`assert`s, metadata (`cudatoolkit.version`, `.name`), `cudatoolkit.cc` on a target before
+`cudaPackages.backendStdenv` (added 2023-03-09, PR #218265), where it is the way to nvcc's
+host compiler, `passthru`, strings and comments, branches
 that exist only for CUDA older than 11.4, which has no redistributables (`cudaOlder "11.4"`,
 `versionOlder cudaVersion "11"` (a bare major is `.0`), the `else` of `cudaAtLeast "11.4"`, a
 file whose `assert` allows only majors before 11: `major == "9" || major == "10"`), names that
@@ -193,6 +195,8 @@ def _toolkit_root(variable: Node, ctx: Context) -> tuple[Node, CudaRef] | None:
         return None  # `cudatoolkit.cc`: nvcc's host compiler in the era of the one-output toolkit
     if ref.output in METADATA or _is_exempt(root, ctx) or runtime_use(root, ctx) is not None:
         return None  # runtime references (wrappers, RPATHs, installed files) are CUDA204's
+    if ref.output == "cc" and ctx.reference.idiom("backendStdenv", ctx.target) is None:
+        return None  # before `cudaPackages.backendStdenv` (2023-03) the toolkit's compiler is the way to nvcc's
     return root, ref
 
 

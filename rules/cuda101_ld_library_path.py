@@ -43,7 +43,8 @@ directory (`/run/opengl-driver/lib` on NixOS) to every ELF file in `postFixup` (
 `autoAddCudaCompatRunpath` after it).
 
 The fix (packages only) removes the `LD_LIBRARY_PATH` attribute, wrapper flag or export and adds
-`autoAddDriverRunpath` to `nativeBuildInputs`. It is unsafe: binaries the package does not
+`autoAddDriverRunpath` to `nativeBuildInputs` (on a target before it, 2024-04-01, the CUDA package
+set's `cudaPackages.autoAddOpenGLRunpathHook`, which messages name too). It is unsafe: binaries the package does not
 patch (prebuilt runners it downloads, programs that `dlopen` libraries by bare name) may then
 not find them. Real exceptions exist, such as ollama's unpatched runner binaries and nixGL,
 whose whole purpose is `LD_LIBRARY_PATH`: keep them with
@@ -103,7 +104,8 @@ from cudalint.lint.rule import Rule
 from cudalint.nix.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.nix.shell import Command, ShellText, Word
 from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
-from cudalint.rules._driver import CUDA, DRIVER, LD, LINK, OTHER, SELF_REFERENCE, classify_expression, classify_shell_word, describe, fixable_call, spell_toplevel
+from cudalint.rules._driver import CUDA, DRIVER, LD, LINK, OTHER, SELF_REFERENCE, classify_expression, classify_shell_word, describe, driver_runpath_name, fixable_call
+from cudalint.rules._runpath_hooks import DRIVER_HOOKS, driver_hook, elements_of, hook_reference
 
 RULE = Rule(
     code="CUDA101",
@@ -125,9 +127,6 @@ _PREFIX_FLAGS = frozenset({b"--prefix", b"--suffix"})
 _SET_FLAGS = frozenset({b"--set", b"--set-default"})
 _BUILTINS = frozenset({b"export", b"local", b"declare", b"readonly", b"typeset"})
 _ASSIGNMENT = re.compile(rb"^([A-Za-z_][A-Za-z0-9_]*)(\+?=)")
-_HOOK = "autoAddDriverRunpath"
-# top-level `autoAddDriverRunpath` (nixpkgs PR #281576, in 24.05); older targets get no fix
-_HOOK_SINCE = "2024-04-01"
 # phases that run before `fixupPhase`, where `autoAddDriverRunpath` patches RUNPATH: test binaries
 # run there unpatched, so pointing them at the driver is the only way (and lasts for the tests)
 _CHECK_PHASES = frozenset({"preCheck", "checkPhase", "postCheck"})
@@ -350,6 +349,7 @@ _SERVICE_ROOTS = ("systemd.",)
 def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: set[str], removal: list[Edit]) -> None:
     place = ctx.place(at)
     cuda = CUDA in classes
+    hook = driver_hook(ctx) or "autoAddDriverRunpath"  # the target's name for the hook
     if place.is_module and place.detail.startswith(_SESSION_ROOTS):
         instead = (
             "give prebuilt programs the redistributables through `programs.nix-ld.libraries`" if cuda else "Nix-built programs find the driver through RUNPATH, prebuilt ones through `programs.nix-ld`"
@@ -357,50 +357,51 @@ def _report(ctx: Context, span: tuple[int, int], at: Node, form: str, classes: s
         ctx.report(span, f"{form} with {describe(classes)} for every session: remove it; {instead}", severity=Severity.INFO)
         return
     if place.is_module and place.detail.startswith(_SERVICE_ROOTS):
-        ctx.report(span, f"{form} with {describe(classes)} in a service: run a program packaged with `autoAddDriverRunpath` instead")
+        ctx.report(span, f"{form} with {describe(classes)} in a service: run a program packaged with `{hook}` instead")
         return
     if place.is_shell or place.is_module:  # a dev shell, or an option of the user's own (a shell's, mostly)
         if not classes & {CUDA, DRIVER}:
             return  # the driver directory (with the libraries wheels need): the shell idiom
         ctx.report(
             span,
-            f"{form} with {describe(classes)}: keep only `${{addDriverRunpath.driverLink}}/lib` there (for pip wheels) or use nix-ld",
+            f"{form} with {describe(classes)}: keep only `${{{driver_runpath_name(ctx)}.driverLink}}/lib` there (for pip wheels) or use nix-ld",
             severity=Severity.INFO,
         )
         return
     if place.kind is Kind.PACKAGE and classes <= {DRIVER, LINK} and ctx.semantic.binding_path(at)[:1] in {(p,) for p in _CHECK_PHASES}:
         return  # GPU tests before fixup: nothing is patched yet
     if place.is_package and place.detail in WRAPPER_BUILDERS:
-        instead = "patch the wrapped program with `autoAddDriverRunpath` instead (a launcher such as nixGL: suppress)"
+        instead = f"patch the wrapped program with `{hook}` instead (a launcher such as nixGL: suppress)"
     elif cuda:
-        instead = "link them (RUNPATH) and add `autoAddDriverRunpath` to `nativeBuildInputs`"
+        instead = f"link them (RUNPATH) and add `{hook}` to `nativeBuildInputs`"
     else:
-        instead = "add `autoAddDriverRunpath` to `nativeBuildInputs` instead"
+        instead = f"add `{hook}` to `nativeBuildInputs` instead"
     ctx.report(span, f"{form} with {describe(classes)}: {instead}", fixes=[_fix(ctx, place, at, classes, removal)])
 
 
 def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[Edit]) -> Fix | None:
     fixable = fixable_call(place)
-    if fixable is None or OTHER in classes or not removal or not ctx.target.includes(_HOOK_SINCE):
+    hook = driver_hook(ctx)  # the target's hook (before 2024-04 the CUDA set's `autoAddOpenGLRunpathHook`)
+    if fixable is None or OTHER in classes or not removal or hook is None:
         return None  # something else on the path would be lost with the entry
     call_node, builder = fixable
     call = ctx.semantic.enclosing_call(at)
     if call is None or call.node != call_node:
         return None
-    addition = _add_hook(ctx, call.attrset, builder)
+    addition = _add_hook(ctx, call.attrset, builder, hook)
     if addition is None:
         return None
     changes = edits.merge_edits([*removal, *addition])
     if any(b.start < a.end for a, b in zip(changes, changes[1:])):
         return None
-    return Fix("Remove the `LD_LIBRARY_PATH` entry and add `autoAddDriverRunpath` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes))
+    return Fix(f"Remove the `LD_LIBRARY_PATH` entry and add `{hook}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes))
 
 
-def _add_hook(ctx: Context, attrset: Node, builder: str | None) -> list[Edit] | None:
+def _add_hook(ctx: Context, attrset: Node, builder: str | None, hook: str) -> list[Edit] | None:
     binding = edits.find_binding(attrset, "nativeBuildInputs")
-    if binding is not None and _HOOK.encode() in (binding.text or b""):
+    if binding is not None and elements_of(ctx, attrset, "nativeBuildInputs", DRIVER_HOOKS):
         return []
-    spelled = spell_toplevel(ctx, attrset, _HOOK)
+    spelled = hook_reference(ctx, attrset, hook)
     if spelled is None:
         return None
     name, formal = spelled

@@ -25,7 +25,10 @@ build time.
 
 The fix deletes the loops and calls (the whole phase when nothing else is left in it), and puts
 `autoAddDriverRunpath` in `nativeBuildInputs` (in place of `addDriverRunpath` when nothing calls
-it any more). It is unsafe: every ELF file is now patched, not only the listed ones.
+it any more). It is unsafe: every ELF file is now patched, not only the listed ones. On a target
+before `autoAddDriverRunpath` (2024-04-01, PR #297212) the hook is the CUDA package set's
+`cudaPackages.autoAddOpenGLRunpathHook` (from 2022-04, PR #167016); before that there was no such
+hook, and the rule is silent.
 
 ## Example
 ```nix
@@ -74,7 +77,19 @@ from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Sever
 from cudalint.lint.rule import Rule
 from cudalint.nix.shell import LOOPS, Command, ShellText
 from cudalint.nix.syntax import STRING_TYPES, attrpath_names, binding_value, bindings_of, descendants, flatten_apply, last_name, node_key, outermost_apply, unparen
-from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, DISABLE_FLAGS, DRIVER_HOOKS, elements_of, fixup_runs, formals_isolation, function_calls, hook_reference, replace_element_with, shell_view
+from cudalint.rules._runpath_hooks import (
+    ADD_FUNCTIONS,
+    DISABLE_FLAGS,
+    DRIVER_HOOKS,
+    driver_hook,
+    elements_of,
+    fixup_runs,
+    formals_isolation,
+    function_calls,
+    hook_reference,
+    replace_element_with,
+    shell_view,
+)
 
 RULE = Rule(
     code="CUDA105",
@@ -89,7 +104,6 @@ RULE = Rule(
 
 PHASES = frozenset({"installPhase", "postInstall", "preFixup", "fixupPhase", "postFixup"})
 SHELLS = frozenset({"mkShell", "mkShellNoCC"})
-AUTO = "autoAddDriverRunpath"
 
 _FUNCTION = rb"(addDriverRunpath|addOpenGLRunpath)"
 _AT_COMMAND = re.compile(rb"(?:^|[;&|(!]\s*|\b(?:do|then|else)\s+)" + _FUNCTION + rb"(?![\w-])")
@@ -130,6 +144,9 @@ class Analysis:
 
 @RULE
 def check(string: Node, ctx: Context) -> None:
+    hook = driver_hook(ctx)
+    if hook is None:
+        return  # before the hook (2022-04), patching file by file is the way
     attrset, phase = _phase_of(string, ctx)
     if attrset is None:
         return
@@ -138,15 +155,15 @@ def check(string: Node, ctx: Context) -> None:
     for construct in analysis.constructs:
         if node_key(construct.string) != key:
             continue
-        message = _message(construct, analysis)
+        message = _message(construct, analysis, hook)
         if not construct.removable:
             message += " (by hand: the loop does more than patch)"
         ctx.report((construct.start, construct.end), message, fixes=[analysis.fix if construct.removable else None])
 
 
-def _message(construct: Construct, analysis: Analysis) -> str:
+def _message(construct: Construct, analysis: Analysis, hook: str) -> str:
     function = construct.function
-    instead = f"list `{AUTO}` in `nativeBuildInputs` instead"
+    instead = f"list `{hook}` in `nativeBuildInputs` instead"
     if construct.kind == "loop":
         return f"`{function}` called in a loop over files in `{construct.phase}`: {instead}"
     if construct.kind == "find":
@@ -365,7 +382,7 @@ def _fix(attrset: Node, constructs: list[Construct], strings: list[tuple[Node, s
     for first, second in zip(changes, changes[1:]):
         if second.start < first.end:
             return None
-    return Fix(f"Remove the manual patching and use `{AUTO}`", Applicability.UNSAFE, tuple(changes), isolation=formals_isolation(ctx, changes))
+    return Fix(f"Remove the manual patching and use `{driver_hook(ctx)}`", Applicability.UNSAFE, tuple(changes), isolation=formals_isolation(ctx, changes))
 
 
 def _depth(node: Node) -> int:
@@ -459,6 +476,9 @@ def _outermost(changes: list[Edit]) -> list[Edit]:
 def _input_edits(attrset: Node, removals: list[Edit], ctx: Context) -> list[Edit] | None:
     """Make `autoAddDriverRunpath` a native input; drop or replace `addDriverRunpath` there
     when no call of the function is left."""
+    hook = driver_hook(ctx)
+    if hook is None:
+        return None
     native = elements_of(ctx, attrset, "nativeBuildInputs", ADD_FUNCTIONS | DRIVER_HOOKS)
     has_auto = any(e.name in DRIVER_HOOKS for e in native)
     function = next((e for e in native if e.name in ADD_FUNCTIONS), None)
@@ -472,8 +492,8 @@ def _input_edits(attrset: Node, removals: list[Edit], ctx: Context) -> list[Edit
         return []
     if function is not None:
         if not calls_left:
-            return replace_element_with(ctx, function, AUTO, keep_formal=False)
-        spelled = hook_reference(ctx, function.node, AUTO, like=function.node)
+            return replace_element_with(ctx, function, hook, keep_formal=False)
+        spelled = hook_reference(ctx, function.node, hook, like=function.node)
         if spelled is None:
             return None
         if function.site.list_node is not None:
@@ -483,7 +503,7 @@ def _input_edits(attrset: Node, removals: list[Edit], ctx: Context) -> list[Edit
     call = ctx.semantic.enclosing_call(attrset.children[0])
     if call is not None and call.name in catalog.OVERRIDE_FUNCTIONS and edits.find_binding(attrset, "nativeBuildInputs") is None:
         return None  # a new binding would replace the inputs the override starts from
-    spelled = hook_reference(ctx, attrset, AUTO)
+    spelled = hook_reference(ctx, attrset, hook)
     if spelled is None:
         return None
     return edits.add_to_input(ctx.source, attrset, "nativeBuildInputs", [spelled[0]]) + spelled[1]

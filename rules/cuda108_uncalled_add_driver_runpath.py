@@ -18,7 +18,9 @@ dynamically linked ELF file of every output in `postFixup`.
 
 The fix replaces the item with `autoAddDriverRunpath` (renaming the function argument when
 this was its only use, or adding the argument). It is unsafe: the outputs change, which is the
-point, and files that were deliberately left alone are patched too.
+point, and files that were deliberately left alone are patched too. On a target before
+`autoAddDriverRunpath` (2024-04-01, PR #297212) it writes that era's hook,
+`cudaPackages.autoAddOpenGLRunpathHook`; before that hook (2022-04) there is no fix.
 
 ## Example
 ```nix
@@ -58,10 +60,12 @@ from cudalint.rules._runpath_hooks import (
     ADD_FUNCTIONS,
     DRIVER_HOOKS,
     HookElement,
+    driver_hook,
     elements_of,
     fixup_runs,
     formals_isolation,
     function_calls,
+    no_hook_reason,
     owner_attrset,
     replace_element_with,
 )
@@ -99,6 +103,10 @@ def check(node: Node, ctx: Context) -> None:
         return
     if not fixup_runs(ctx, attrset) or function_calls(ctx) or elements_of(ctx, attrset, "nativeBuildInputs", DRIVER_HOOKS):
         return
-    changes = replace_element_with(ctx, HookElement(node, name, site), "autoAddDriverRunpath", keep_formal=False)
-    fix = Fix("Replace with `autoAddDriverRunpath`", Applicability.UNSAFE, tuple(changes), formals_isolation(ctx, changes)) if changes else None
-    ctx.report(node, f"`{name}` is listed but its function is never called, so nothing gets the driver runpath: use `autoAddDriverRunpath`", fixes=[fix])
+    hook = driver_hook(ctx)
+    if hook is None:
+        ctx.report(node, f"`{name}` is listed but its function is never called, so nothing gets the driver runpath: call it on the binaries ({no_hook_reason(ctx)})")
+        return
+    changes = replace_element_with(ctx, HookElement(node, name, site), hook, keep_formal=False)
+    fix = Fix(f"Replace with `{hook}`", Applicability.UNSAFE, tuple(changes), formals_isolation(ctx, changes)) if changes else None
+    ctx.report(node, f"`{name}` is listed but its function is never called, so nothing gets the driver runpath: use `{hook}`", fixes=[fix])

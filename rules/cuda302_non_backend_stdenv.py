@@ -169,9 +169,6 @@ HOOK_DATE = "2023-12-01"
 # backported to release-25.11 (PR #465957) after its branch-off.
 PINNED_DATE = "2025-11-26"
 PINNED_RELEASES = frozenset({"25.11"})
-# `cudaPackages.backendStdenv` exists from early 2023 (it was reworked by PR #223664, 2023-04-05);
-# before, nvcc's compiler was the toolkit's own `cudatoolkit.cc`, and no fix writes the name.
-BACKEND_DATE = "2023-04-01"
 # `buildPythonPackage { stdenv = ...; }` warns from 25.11 on (PR #476401: it stops evaluating
 # cleanly once 25.11 is the oldest supported release); `.override { stdenv = ...; }` replaces it.
 PYTHON_STDENV_DEPRECATED = "2025-11-01"
@@ -227,7 +224,7 @@ def check(apply: Node, ctx: Context) -> None:
         reason = "`cuda_nvcc`, whose setup hook picks a supported host compiler only from December 2023"
     called = builder_label(function)  # the call's own text can be long
     fixes: list[Fix | None] = []
-    if not ctx.target.includes(BACKEND_DATE):
+    if not _has_backend_stdenv(ctx):
         advice = "point nvcc at the toolkit's compiler (`-ccbin ${cudatoolkit.cc}/bin`)"  # no backendStdenv yet
     elif kind == "python" and ctx.target.includes(PYTHON_STDENV_DEPRECATED):
         advice = "write `(buildPythonPackage.override { stdenv = cudaPackages.backendStdenv; })`"
@@ -300,9 +297,15 @@ def _override_cc(node: Node | None, ctx: Context, depth: int) -> Node | None:
     return node if owner is not None and _GCC.match(owner) else None
 
 
+def _has_backend_stdenv(ctx: Context) -> bool:
+    """`cudaPackages.backendStdenv` exists from 2023-03 (the reference set's vocabulary); before,
+    nvcc's compiler was the toolkit's own `cudatoolkit.cc`, and no fix writes the name."""
+    return ctx.reference.idiom("backendStdenv", ctx.target) is not None
+
+
 def _report_override_cc(override: Node, sources: tuple[tuple[str, Node], ...], ctx: Context) -> None:
     written = _short(override)
-    if not ctx.target.includes(BACKEND_DATE):
+    if not _has_backend_stdenv(ctx):
         return  # before backendStdenv, a GCC nvcc supports was picked exactly like this
     fix = None
     spelled = _backend_spelling(override, (override.start_byte, override.start_byte), list(sources), ctx)
