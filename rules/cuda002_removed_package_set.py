@@ -11,7 +11,10 @@ on). Each is reported once, where the set is requested: uses of a formal, of an 
 of a `let` binding are not reported again. Not flagged: the unversioned `cudaPackages`, names a
 file binds itself (`let cudaPackages_11 = ...;`, an overlay defining `cudaPackages_12_8 = ...`:
 only what the definition is made from is judged, so `prev.cudaPackages_11.overrideScope ...` is
-reported at `prev.cudaPackages_11`), `pkgs ? cudaPackages_11` tests, strings and comments.
+reported at `prev.cudaPackages_11`), `pkgs ? cudaPackages_11` tests, strings and comments, and
+the overlay the nixpkgs manual shows for picking the CUDA release (`final: prev: { cudaPackages =
+final.cudaPackages_12_9; }`) while the target has that set; where the target removed it, the
+advice is another release, never `cudaPackages` (the binding itself: it would recurse).
 
 Contexts: a removed set is an error (or a warning before its removal) everywhere. A set that still
 exists is a warning in packages, shells and modules, and info in an overlay or override, where
@@ -66,7 +69,7 @@ from tree_sitter import Node
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Severity
 from cudalint.lint.rule import Rule
-from cudalint.nix.syntax import identifier_name, text
+from cudalint.nix.syntax import attrpath_names, identifier_name, text
 from cudalint.rules._name_sites import NAME_SITES_AND_FORMALS, dispatch
 
 RULE = Rule(
@@ -148,6 +151,13 @@ def _report(ctx: Context, where: Node, name: str) -> None:
         entries = table.count(_mentions_versioned_set)
         instead += f" (one finding for the table's {entries} entries)" if entries > 1 else ""
     removal = ctx.reference.removed_set(name)
+    picks_release = _overlay_picks_release(where)
+    if picks_release:
+        # the manual's overlay (`cudaPackages = final.cudaPackages_12_9;`): `cudaPackages` there
+        # would be the binding itself, so the advice is another release, and none while it exists
+        if removal is None or removal.throws_from is None or not removal.throws_on(ctx.target):
+            return
+        instead = "pick a CUDA release the target nixpkgs still has"
     if removal is not None and removal.throws_from is not None:
         if removal.throws_on(ctx.target):
             message = f"`{name}` was removed (it throws since {removal.throws_from}): {instead}"
@@ -161,3 +171,18 @@ def _report(ctx: Context, where: Node, name: str) -> None:
     # Jetson JetPack's) is advice, not a defect.
     severity = Severity.INFO if ctx.place(where).is_override else Severity.WARNING
     ctx.report(where, f"`{name}` is a versioned CUDA package set, which nixpkgs removes periodically: {instead}", severity=severity)
+
+
+def _overlay_picks_release(where: Node) -> bool:
+    """`where` is in the value of an overlay's `cudaPackages = ...;` (`final: prev: { ... }`):
+    the way the nixpkgs manual picks the CUDA release for the whole package set."""
+    node = where
+    while node is not None and node.type != "binding":
+        node = node.parent
+    if node is None or attrpath_names(node.child_by_field_name("attrpath")) != ["cudaPackages"]:
+        return False
+    attrset = node.parent.parent if node.parent is not None else None
+    function = attrset.parent if attrset is not None else None
+    while function is not None and function.type == "parenthesized_expression":
+        function = function.parent
+    return function is not None and function.type == "function_expression" and function.parent is not None and function.parent.type == "function_expression"
