@@ -1,6 +1,7 @@
 """JSON output in ruff's shape: a list of findings sorted by filename then position, with
 1-based rows and columns counted in characters; each finding also names the `target` its file
-was judged against (nixpkgs, where that came from, era, CUDA releases). Per-file errors are not findings and are not
+was judged against (nixpkgs, where that came from, `undated`: the `FILE:LINE` of a pinned commit nothing
+dates, era, CUDA releases). Per-file errors are not findings and are not
 listed (the CLI reports them on stderr)."""
 
 from __future__ import annotations
