@@ -104,16 +104,16 @@ def fetched_in(text: str) -> str | None:
     return None
 
 
-# A nixpkgs commit in a fetch: an archive URL or flake reference naming it, or `rev = "<commit>"`
-# in a fetch of the nixpkgs repository.
-_COMMIT_URL = re.compile(r"nixos/nixpkgs(?:\.git)?/(?:archive/|tarball/)?[0-9a-f]{40}\b|nixos/nixpkgs(?:\.git)?\?(?:[^\"'\s]*&)?rev=[0-9a-f]{40}", re.IGNORECASE)
-_REPOSITORY_FETCH = re.compile(r"\b(?:fetchFromGitHub|fetchGit|fetchTree)\s*\{(?P<body>[^{}]*)\}", re.DOTALL)
+# A nixpkgs commit in a fetch: an archive URL or flake reference naming it (after `NixOS/`), or
+# `rev = "<commit>"` in a fetch of the nixpkgs repository. (Both start with a literal, which the
+# regular expression engine searches for fast: every file checked is searched.)
+_COMMIT_URL = re.compile(r"nixpkgs(?:\.git)?(?:/(?:archive/|tarball/)?[0-9a-f]{40}\b|\?(?:[^\"'\s]*&)?rev=[0-9a-f]{40})")
+_REPOSITORY_FETCH = re.compile(r"fetch(?:FromGitHub|Git|Tree)\s*\{(?P<body>[^{}]*)\}")
 _NIXPKGS_REPOSITORY = re.compile(r"github\.com/nixos/nixpkgs|\bowner\s*=\s*\"nixos\"[^{}]*\brepo\s*=\s*\"nixpkgs\"", re.IGNORECASE | re.DOTALL)
 # What dates a commit when written beside it: a channel or release branch, or a date.
 _CHANNEL = re.compile(r"(?<![\w.-])(?:(?:nixos|nixpkgs|release)-\d{2}\.\d{2}(?:-small|-darwin)?|nixos-unstable(?:-small)?|nixpkgs-unstable)(?![\w-])", re.IGNORECASE)
 _DATE = re.compile(r"(?<![\w-])(?P<date>(?:19|20)\d{2}-\d{2}-\d{2})(?![\w-])")
 _NEARBY_LINES = 2  # lines above the fetch that may date it
-_MENTIONS_NIXPKGS = re.compile("nixpkgs", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -130,9 +130,9 @@ def commit_fetch(text: str) -> CommitFetch | None:
     "https://github.com/NixOS/nixpkgs/archive/<commit>.tar.gz"`, `fetchFromGitHub { owner =
     "NixOS"; repo = "nixpkgs"; rev = "<commit>"; }`, `fetchGit`, `github:NixOS/nixpkgs/<commit>`),
     dated by a channel name or a date written in it or on the lines just above it."""
-    if not _MENTIONS_NIXPKGS.search(text):  # cheap on files that fetch no nixpkgs
+    if "nixpkgs" not in text:  # cheap on files that fetch no nixpkgs
         return None
-    spans = [(m.start(), m.end()) for m in _COMMIT_URL.finditer(text)]
+    spans = [(m.start(), m.end()) for m in _COMMIT_URL.finditer(text) if text[max(0, m.start() - 6) : m.start()].lower() == "nixos/"]
     spans += [(m.start(), m.end()) for m in _REPOSITORY_FETCH.finditer(text) if _NIXPKGS_REPOSITORY.search(m.group("body")) and _COMMIT.search(m.group("body"))]
     if not spans:
         return None
