@@ -68,6 +68,9 @@ CASES = [
     ("nix/dev.nix", "{ pkgs, ... }: { packages = [ MARK ]; languages.python.enable = true; }", Kind.SHELL, "devenv module"),
     ("dev.nix", "{ pkgs, ... }: { languages.cplusplus.enable = true; env.CUDA_PATH = MARK; }", Kind.SHELL, "devenv module"),
     ("dev.nix", "{ pkgs, ... }: { scripts.train.exec = MARK; }", Kind.SHELL, "devenv module"),
+    # an attrset (no function) as well; a flake-style `packages.<name>` attrset is packages
+    ("dev.nix", "{ packages = [ MARK ]; }", Kind.SHELL, "devenv module"),
+    ("outputs.nix", "{ packages = { tool = MARK; }; }", Kind.PACKAGE, "packages"),
     ("dev.nix", "{ pkgs, ... }: { processes.jupyter.exec = MARK; }", Kind.SHELL, "devenv module"),
     ("dev.nix", "{ pkgs, lib, ... }: let libs = [ MARK ]; in { packages = libs ++ [ pkgs.git ]; }", Kind.SHELL, "devenv module"),
     # `services` and `imports` are devenv's too when the rest of the file is devenv's
