@@ -6,7 +6,11 @@ Reported once per call, on the builder's name, when its `paths` (a list, `with c
 Not flagged: joins of other packages, CUDA packages listed directly as inputs, and joins that
 stand in a dev shell or a NixOS/home-manager module (a shell that needs one CUDA root, such as
 `CUDA_HOME` for a pip-built extension, has no better answer there; CUDA202 still checks that
-the join names the outputs it needs). Packages and overrides get the finding.
+the join names the outputs it needs), and a join that names the outputs it needs (getters,
+`x.dev`, packages whose only output is `out`) and is used only as one directory: in strings
+(`CUDA_HOME = "${join}"`, `-I${join}/include`, a path patched into the sources) or as the value
+of a root setting (`CUDA_PATH = join;`), also through the `let` binding that holds it. That is
+the answer this rule gives where a single root is needed. Packages and overrides get the finding.
 
 ## Why
 A join is a tree of symlinks, not the packages: it loses the redistributables' `nix-support`
@@ -65,6 +69,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from cudalint.knowledge import catalog, sizes
+from cudalint.rules import _outputs
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Severity
 from cudalint.lint.rule import Rule
@@ -106,10 +111,12 @@ def check(node: Node, ctx: Context) -> None:
         return
     packages: list[str] = []
     whole = False  # a package joined without choosing outputs brings all of them
+    unnamed = False  # ... and one whose outputs matter (not an `out`-only package)
     for element in _elements(ctx, value, 0):
         ref = semantic.cuda_ref(element)
         if ref is not None and catalog.is_cuda_package(ref.package):  # not `backendStdenv.cc`
             whole = whole or ref.output is None
+            unnamed = unnamed or (ref.output is None and not _only_out(ctx, ref.package))
             if ref.package not in packages:
                 packages.append(ref.package)
     if not packages:
@@ -117,6 +124,8 @@ def check(node: Node, ctx: Context) -> None:
     place = ctx.place(call.node)
     if place.is_shell or place.is_module:
         return  # one CUDA root for a shell or a profile (`CUDA_HOME`) has no better answer
+    if not unnamed and _only_a_root(call.node, ctx, 0):
+        return  # names the outputs it needs and serves as one `CUDA_HOME`: the answer CUDA203 gives
     function, _ = flatten_apply(call.node)
     named = ", ".join(f"`{p}`" for p in packages[:3]) + (", ..." if len(packages) > 3 else "")
     # until PR #323056 a package's `out` held (or linked) every output; since, CUDA202 reports the
@@ -155,3 +164,51 @@ def _elements(ctx: Context, expression: Node | None, depth: int) -> Iterator[Nod
         binding = ctx.semantic.resolve(expression)
         if binding.kind in {"let", "rec"} and binding.value is not None:
             yield from _elements(ctx, binding.value, depth + 1)
+
+
+# Variables and settings that want one CUDA root directory.
+_ROOT_NAMES = frozenset({"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT", "CUDAToolkit_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "CUDA_TOOLKIT_PATH", "CUDA_DIR", "cudaPath", "cudaHome", "cudaRoot"})
+
+
+def _only_out(ctx: Context, package: str) -> bool:
+    """The package has only `out` in every judged release (`cuda_nvcc` in the split-redist era):
+    joining it whole names all there is."""
+    judged = _outputs.judged_outputs(ctx, package)
+    return judged is not None and all(outputs == ("out",) for outputs in judged)
+
+
+def _only_a_root(expression: Node, ctx: Context, depth: int) -> bool:
+    """The join is used only as a directory: in strings (`CUDA_HOME = "${join}"`, `-I${join}/include`,
+    a path patched into sources) or as the value of a root setting (`CUDA_PATH = join;`), also
+    through the `let` binding that holds it; never as an input, whose setup hooks would matter."""
+    node = expression
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    holder = node.parent
+    if holder is not None and holder.type == "interpolation":
+        return True
+    if holder is None or holder.type != "binding" or depth > _MAX_DEPTH:
+        return False
+    names = attrpath_names(holder.child_by_field_name("attrpath"))
+    if names and names[-1] in _ROOT_NAMES:
+        return True
+    scope = holder.parent.parent if holder.parent is not None else None
+    if scope is None or scope.type not in {"let_expression", "rec_attrset_expression"} or len(names) != 1 or names[0] is None:
+        return False
+    uses = ctx.semantic.uses(names[0], holder)
+    return bool(uses) and all(_root_use(use, ctx, depth + 1) for use in uses)
+
+
+def _root_use(variable: Node, ctx: Context, depth: int) -> bool:
+    """A use of the join's variable that takes it as a directory (see `_only_a_root`); a use in
+    another `let` binding (`cudaPath = lib.removeSuffix "-12" join;`) is judged by that one's uses."""
+    node = variable
+    while node.parent is not None and node.parent.type in {"parenthesized_expression", "apply_expression"}:
+        if node.parent.type == "apply_expression" and last_name(flatten_apply(node.parent)[0]) not in _STRING_FUNCTIONS:
+            break
+        node = node.parent
+    return _only_a_root(node, ctx, depth)
+
+
+# Functions that keep a path a path: `lib.removeSuffix "-12" join`, `toString join`.
+_STRING_FUNCTIONS = frozenset({"removeSuffix", "removePrefix", "toString"})
