@@ -29,7 +29,13 @@ switched off in CUDA builds (`doCheck = !cudaSupport;`) or whose test settings a
 on the switch (`disabledTests = lib.optionals cudaSupport [ ... ]`); a package that is always
 CUDA (no switch: its maintainers see the failures in every build); and the implicit checks of
 `pytestCheckHook` without a `doCheck`, and dependencies built with CUDA (`dlib`,
-`onnxruntime`) whose effect on the tests the file does not show.
+`onnxruntime`) whose effect on the tests the file does not show; checks written out that need
+no GPU (an `installCheckPhase` or `checkPhase` that runs only a program's `--help` or
+`--version`, a Python import (`python -c "import x"`), `runHook`, `echo`, `grep`; or
+`versionCheckHook` alone in `nativeInstallCheckInputs`); and a `"cuda"` feature asked for only
+when the package's own tests are on (`requiredSystemFeatures = lib.optionals
+finalAttrs.finalPackage.doCheck [ "cuda" ];` next to `doCheck = false;`: whoever turns the
+tests on asks for a GPU builder on purpose).
 
 Contexts: packages only; overrides, dev shells and modules are never flagged.
 
@@ -117,6 +123,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.places import DERIVATION_BUILDERS
+from cudalint.nix.shell import Command
 from cudalint.nix.syntax import (
     ancestors,
     attrpath_names,
@@ -150,6 +157,13 @@ _TEST_SLOT = re.compile(r"^passthru$|[Tt]ests?$|[Cc]hecks?$|^tests?")
 # Settings of the package's own checks (`disabledTests`, `preCheck`, `checkFlags`, `nativeCheckInputs`).
 _TEST_SETTING = re.compile(r"[Cc]heck|[Tt]est")
 _SOURCES = frozenset({"src", "srcs"})
+# The phase each check switch runs, and its hooks.
+_CHECK_PHASES = {"doCheck": ("checkPhase", "preCheck", "postCheck"), "doInstallCheck": ("installCheckPhase", "preInstallCheck", "postInstallCheck")}
+_CHECK_SWITCH_WORD = re.compile(r"\bdo(?:Install)?Check\b")
+# Arguments with which a program describes itself instead of doing its work.
+_SELF_DESCRIPTIONS = frozenset({b"--help", b"-h", b"-help", b"--version", b"-V", b"-v", b"-version", b"version", b"help", b"--usage"})
+# Commands of a check phase that run no program of the package.
+_HARMLESS_COMMANDS = frozenset({b"runHook", b"echo", b"printf", b"true", b":", b"test", b"[", b"[[", b"cd", b"pushd", b"popd", b"grep", b"mkdir", b"ls"})
 
 
 @RULE
@@ -174,12 +188,14 @@ def check(binding: Node, ctx: Context) -> None:
     if value is None:
         return
     if names[0] == "requiredSystemFeatures":
-        if _asks_for_gpu(value):
+        if _asks_for_gpu(value) and not _follows_check_switch(value, ctx):
             ctx.report(binding, '`requiredSystemFeatures` with "cuda" lets only GPU builders build this package: run GPU tests from `passthru.tests.<name>.gpuCheck`')
         return
     if _requires_gpu_builder(attrset):
         return  # reported at `requiredSystemFeatures`
     name = names[0]
+    if _checks_need_no_gpu(attrset, name, ctx):
+        return
     switch = _positive_switch(value, ctx)
     if switch is not None:
         ctx.report(binding, f"`{name}` is on only in CUDA builds, whose sandbox has no GPU: move the tests to `passthru.tests.<name>.gpuCheck`")
@@ -264,6 +280,47 @@ def _in_test_slot(node: Node) -> bool:
 
 def _asks_for_gpu(value: Node) -> bool:
     return any(node.type in ("string_expression", "indented_string_expression") and string_literal(node) == "cuda" for node in descendants(value))
+
+
+def _follows_check_switch(value: Node, ctx: Context) -> bool:
+    """Every "cuda" of `requiredSystemFeatures` is asked for only when the package's own tests
+    are on (`lib.optionals finalAttrs.finalPackage.doCheck [ "cuda" ]`): with the tests off, as
+    by default, any builder builds it; whoever turns them on asks for a GPU builder on purpose."""
+    wanted = [node for node in descendants(value) if node.type in ("string_expression", "indented_string_expression") and string_literal(node) == "cuda"]
+    return bool(wanted) and all(any(_CHECK_SWITCH_WORD.search(text(g.condition)) for g in ctx.semantic.guards(node)) for node in wanted)
+
+
+def _checks_need_no_gpu(attrset: Node, switch: str, ctx: Context) -> bool:
+    """The checks `switch` turns on are written out and run nothing that needs a GPU: a program's
+    `--help` or `--version`, a Python import, `runHook`, `echo`; or, for the install check,
+    `versionCheckHook` alone."""
+    bindings = {attrpath_names(b.child_by_field_name("attrpath"))[0]: b for b in bindings_of(attrset) if b.type == "binding" and len(attrpath_names(b.child_by_field_name("attrpath"))) == 1}
+    phase, *hooks = _CHECK_PHASES[switch]
+    if phase not in bindings:
+        inputs = bindings.get("nativeInstallCheckInputs")
+        if switch != "doInstallCheck" or inputs is None or "versionCheckHook" not in text(inputs):
+            return False
+    for name in (phase, *hooks):
+        binding = bindings.get(name)
+        value = binding_value(binding) if binding is not None else None
+        if value is None:
+            continue
+        for string in descendants(value):
+            if string.type not in ("string_expression", "indented_string_expression"):
+                continue
+            shell = ctx.semantic.shell_text(string)
+            if shell is None or not all(_needs_no_gpu(command) for command in shell.commands()):
+                return False
+    return True
+
+
+def _needs_no_gpu(command: Command) -> bool:
+    if command.name_index is None or command.name in _HARMLESS_COMMANDS:
+        return True
+    arguments = [word.plain for word in command.arguments()]
+    if any(argument in _SELF_DESCRIPTIONS for argument in arguments):
+        return True
+    return b"-c" in arguments and all(part.strip().startswith((b"import ", b"from ")) for part in b" ".join(arguments[arguments.index(b"-c") + 1 :]).split(b";") if part.strip())
 
 
 def _requires_gpu_builder(attrset: Node) -> bool:
