@@ -69,12 +69,12 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from cudalint.knowledge import catalog, sizes
-from cudalint.rules import _outputs
 from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import CONDITIONAL_FUNCTIONS, LIST_PASSTHROUGH_FUNCTIONS
 from cudalint.nix.syntax import attrpath_names, binding_value, flatten_apply, identifier_name, last_name, unparen
+from cudalint.rules import _outputs
 
 RULE = Rule(
     code="CUDA203",
