@@ -16,7 +16,9 @@ file whose `assert` allows only majors before 11: `major == "9" || major == "10"
 were current on the target: `cudatoolkit.cc` as nvcc's host compiler in the single-output era
 (22.05 to 23.05, before the split packages), the toolkit reached only behind an explicit opt-in
 switch (`lib.optionals useCudatoolkitRunfile [ cudatoolkit ]`, `if useCudatoolkitRunfile then
-cudatoolkit else ...`: the user asks for the runfile), an
+cudatoolkit else ...`: the user asks for the runfile), an `inherit (cudaPackages) cudatoolkit;`
+whose every use is one of these, the package set's own definitions of the names from their
+package files (`cudatoolkit = final.callPackage ./cudatoolkit/redist-wrapper.nix { };`), an
 override that redefines the name to a split package (`cudatoolkit = final.cuda_nvcc;` in
 `overrideScope`: that is the remedy), top-level versioned toolkits that the target nixpkgs
 deprecated or removed (`cudatoolkit_10_1`: CUDA006 reports them), and the toolkit in wrappers,
@@ -586,8 +588,15 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
         return
     for attr in attrs.children_by_field_name("attr"):
         name = identifier_name(attr)
-        if catalog.is_runfile_toolkit(name):
+        if catalog.is_runfile_toolkit(name) and not _only_exempt_uses(name, statement, ctx):
             ctx.report(attr, f"`inherit (...) {name};` brings in the runfile toolkit: inherit the redistributables you use (`cuda_nvcc`, `cuda_cudart`, ...)")
+
+
+def _only_exempt_uses(name: str, statement: Node, ctx: Context) -> bool:
+    """Every use of the inherited toolkit is one the rule leaves alone (a branch for CUDA older
+    than 11.4, an opt-in switch, metadata): the `inherit` serves only those."""
+    uses = ctx.semantic.uses(name, statement)
+    return bool(uses) and all(_is_exempt(ctx.semantic.reference_root(use), ctx) for use in uses)
 
 
 def _in_passthru(node: Node) -> bool:
@@ -609,6 +618,8 @@ def _check_redefinition(binding: Node, ctx: Context) -> None:
         return  # the toolkit reference in the value is reported itself
     if value is not None and _names_redistributable(value):
         return  # `cudatoolkit = final.cuda_nvcc;`: the deprecated name now means a split package, the remedy
+    if value is not None and _defines_from_file(value):
+        return  # `cudatoolkit = final.callPackage ../cudatoolkit { };`: the package set defining its member
     old = next((m for m in _VERSIONED.finditer(text(value)) if (int(m.group(1)), int(m.group(2) or 99)) < FIRST_REDIST), None) if value is not None else None
     if old is not None:
         ctx.report(
@@ -621,6 +632,17 @@ def _check_redefinition(binding: Node, ctx: Context) -> None:
         binding.child_by_field_name("attrpath"),
         f"`{names[-1]}` redefines the runfile toolkit: override the split redistributables (`cuda_nvcc`, `cuda_cudart`, ...) instead",
     )
+
+
+def _defines_from_file(value: Node) -> bool:
+    """`callPackage <path> { ... }`: the name is defined by a package file (the CUDA package set's
+    own `cudatoolkit` wrapper), not redirected to another toolkit."""
+    node = unparen(value)
+    if node is None or node.type != "apply_expression":
+        return False
+    function, arguments = flatten_apply(node)
+    first = unparen(arguments[0]) if arguments else None
+    return last_name(function) == "callPackage" and first is not None and first.type == "path_expression"
 
 
 def _names_redistributable(value: Node) -> bool:
