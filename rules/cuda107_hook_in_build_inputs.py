@@ -5,7 +5,9 @@ names `autoAddOpenGLRunpathHook`, `autoAddCudaCompatRunpathHook`, `addOpenGLRunp
 items of `buildInputs` or `propagatedBuildInputs`: directly, through `++`, `lib.optionals`,
 `with`, or a let-bound list that flows into them (reported without a fix there). Not flagged:
 the hooks in `nativeBuildInputs`, and `${addDriverRunpath.driverLink}` or other attributes of
-the hook packages, which are values, not hooks.
+the hook packages, which are values, not hooks, and a hook's own definition
+(`makeSetupHook { propagatedBuildInputs = [ addDriverRunpath ]; } ./hook.sh`: the hooks it
+needs, propagated into its users' `nativeBuildInputs`).
 
 ## Why
 These packages are setup hooks: build-time tools that patch the outputs in `postFixup`.
@@ -81,6 +83,9 @@ def check(node: Node, ctx: Context) -> None:
     name = last_name(node)
     if name not in HOOKS:
         return
+    call = ctx.semantic.enclosing_call(node)
+    if call is not None and call.name == "makeSetupHook":
+        return  # a hook's own definition: its `propagatedBuildInputs` are the hooks it needs
     site = ctx.semantic.input_site(node)
     if site is None:
         through = sorted(ctx.semantic.input_attrs(node) & catalog.HOST_INPUTS)
