@@ -8,7 +8,8 @@ package; static archives are paths such as `"${libcublas}/lib/libcublas_static.a
 static outputs in `buildInputs` or `nativeBuildInputs` (they stay in the build closure; nixpkgs
 itself lists `(lib.getOutput "static" cuda_cudart)` there), in `disallowedRequisites` and other
 non-input attributes, and a join used only at build time: as a build input or in the build
-environment (`env.CUDA_PATH`), also through let bindings derived from it.
+environment (`env.CUDA_PATH`, a `CUDA_HOME = "${join}";` attribute, compiler flags, a phase
+that no wrapper, RPATH or installed file keeps), also through let bindings derived from it.
 
 Every context gets the finding (packages, dev shells, modules, overrides): a static output never
 serves a run-time library path, a wrapper or a dependent, wherever it is written; in a dev shell
@@ -73,6 +74,7 @@ from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import Call, CudaRef, InputSite
 from cudalint.nix.syntax import attrpath_names, binding_value, flatten_apply, last_name, text
 from cudalint.rules import _outputs
+from cudalint.rules._runtime_closure import runtime_use
 
 RULE = Rule(
     code="CUDA201",
@@ -208,9 +210,22 @@ def _used_at_build_time_only(ctx: Context, binding: Node, depth: int) -> bool:
         while holder.parent is not None and holder.parent.type in {"interpolation", "string_expression", "indented_string_expression"}:
             holder = holder.parent
         derived = ctx.semantic.let_binding_holding(holder) if depth < _MAX_DEPTH else None
-        if derived is None or not _used_at_build_time_only(ctx, derived, depth + 1):
+        if derived is None:
+            if _build_time_string(ctx, use, holder):
+                continue
+            return False
+        if not _used_at_build_time_only(ctx, derived, depth + 1):
             return False
     return True
+
+
+def _build_time_string(ctx: Context, use: Node, string: Node) -> bool:
+    """`CUDA_HOME = "${join}";`, `NVCC_PREPEND_FLAGS = [ "-I${join}/include" ];`, a path in a
+    phase: a string of a derivation attribute that no wrapper, RPATH or installed file keeps."""
+    if string is use or string.type not in {"string_expression", "indented_string_expression"}:
+        return False
+    path = ctx.semantic.binding_path(string)
+    return bool(path) and path[0] not in {"passthru", "meta"} and runtime_use(use, ctx) is None
 
 
 def _in_build_environment(node: Node) -> bool:
