@@ -658,3 +658,39 @@ def test_results_cross_process_boundaries(tmp_path) -> None:
     assert copy.result.source.data == processed.result.source.data
     assert copy.result.source.location(len(FINDING) - 1) == processed.result.source.location(len(FINDING) - 1)
     assert copy.result.diff == processed.result.diff
+
+
+# --fail-on / `fail-on`: info findings are advice and do not fail a run by default.
+INFO_ONLY = '{ stdenv, cudaPackages }:\nstdenv.mkDerivation {\n  pname = "k";\n  version = "1";\n  src = ./.;\n  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];\n  cmakeFlags = [ "-DCMAKE_CUDA_ARCHITECTURES=86" ];\n}\n'
+
+
+@pytest.mark.parametrize(
+    ("argv", "config", "status"),
+    [
+        ([], "", 0),  # the default level is warning
+        (["--fail-on", "info"], "", 1),
+        (["--fail-on", "warning"], "", 0),
+        ([], 'fail-on = "info"\n', 1),
+        (["--fail-on", "error"], 'fail-on = "info"\n', 0),  # the command line wins
+        (["--exit-zero"], 'fail-on = "info"\n', 0),
+    ],
+)
+def test_fail_on_level(argv, config, status, tmp_path, monkeypatch, capsys) -> None:
+    write(tmp_path / "cudalint.toml", config + 'select = ["CUDA305"]\n')
+    write(tmp_path / "pkg.nix", INFO_ONLY)
+    code, out, _ = run(["check", "--jobs", "1", *argv, "pkg.nix"], tmp_path, monkeypatch, capsys)
+    assert "CUDA305" in out  # the finding is reported whatever the level
+    assert code == status
+
+
+def test_fail_on_counts_warnings_and_errors(tmp_path, monkeypatch, capsys) -> None:
+    write(tmp_path / "pkg.nix", '{ cudatoolkit, stdenv }:\nstdenv.mkDerivation { pname = "k"; version = "1"; buildInputs = [ cudatoolkit ]; }\n')
+    assert run(["check", "--isolated", "--jobs", "1", "pkg.nix"], tmp_path, monkeypatch, capsys)[0] == 1
+    assert run(["check", "--isolated", "--jobs", "1", "--fail-on", "error", "pkg.nix"], tmp_path, monkeypatch, capsys)[0] == 0
+
+
+def test_fail_on_config_is_validated(tmp_path, monkeypatch, capsys) -> None:
+    write(tmp_path / "cudalint.toml", 'fail-on = "warnings"\n')
+    write(tmp_path / "pkg.nix", INFO_ONLY)
+    code, _, err = run(["check", "pkg.nix"], tmp_path, monkeypatch, capsys)
+    assert code == 2 and "`fail-on` must be one of 'error', 'warning', 'info', 'never', not 'warnings'" in err

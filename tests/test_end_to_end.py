@@ -77,7 +77,8 @@ def test_cli_findings_match_the_snapshots(code: str, output_format: str, capsys)
     # One run per target era the fixtures name (their `# fixture-target:` line), as a user would.
     for target, paths in _fixtures_by_target(code).items():
         flags = [flag for key, value in target for flag in (f"--{key}", value)]
-        status, out = run(capsys, "--isolated", "--select", select, *flags, "--output-format", output_format, "--jobs", "1", *paths)
+        # every finding fails the run here (--fail-on info), and rules in preview run too
+        status, out = run(capsys, "--isolated", "--preview", "--fail-on", "info", "--select", select, *flags, "--output-format", output_format, "--jobs", "1", *paths)
         statuses.append(status)
         # CUDA901 needs every rule on; only its own findings (and syntax errors) are compared
         found |= {f for f in PARSERS[output_format](out) if f[3] in (code, "CUDA900")}

@@ -32,6 +32,9 @@ PROG = "cudalint"
 COMMANDS = ("check", "rules", "rule", "server")
 OUTPUT_FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
 FORMAT_ENV = "CUDALINT_OUTPUT_FORMAT"
+# `--fail-on` / `fail-on`: the least severe finding that fails a run ("never" is --exit-zero). Info
+# is advice ("no defect", rules.md): like ESLint and shellcheck's -S, a run fails from warnings up.
+DEFAULT_FAIL_ON = "warning"
 
 
 class UsageError(Exception):
@@ -156,7 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--baseline", metavar="FILE", help="do not report findings recorded in this baseline file")
     output.add_argument("--write-baseline", metavar="FILE", help="record the current findings in a baseline file and exit")
     behaviour = check.add_argument_group("exit status and performance")
-    behaviour.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (errors still exit 2)")
+    behaviour.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "info", "never"),
+        default=None,
+        help="the least severe finding that makes the run exit 1 (default: warning, or the configuration's `fail-on`; info findings are advice)",
+    )
+    behaviour.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (errors still exit 2; same as --fail-on never)")
     behaviour.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when fixes were applied, even if nothing remains")
     behaviour.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="files checked in parallel (default: one per CPU)")
     check.set_defaults(func=cmd_check)
@@ -502,7 +511,7 @@ def _check(args: argparse.Namespace) -> int:
         results, hidden = baseline.filter(results)
 
     fixed = sum(r.fixed for r in results)
-    remaining = sum(len(r.diagnostics) for r in results)
+    failing = _failing_findings(results, "never" if args.exit_zero else args.fail_on or resolver.config_for_dir(cwd).fail_on or DEFAULT_FAIL_ON)
     if isinstance(mode, runner.AddSuppressions) and not args.quiet:
         added = [r.suppressions_added for r in results if r.suppressions_added]
         stderr.write(f"Added {_plural(sum(added), 'suppression comment')} to {_plural(len(added), 'file')}.\n")
@@ -554,11 +563,21 @@ def _check(args: argparse.Namespace) -> int:
 
     if failed:
         return 2
-    if remaining and not args.exit_zero:
+    if failing:
         return 1
     if args.exit_non_zero_on_fix and fixed:
         return 1
     return 0
+
+
+def _failing_findings(results: list[FileResult], fail_on: str) -> int:
+    """How many findings are at `fail_on` or more severe ("never": none)."""
+    from cudalint.frontend.config import FAIL_LEVELS
+
+    if fail_on == "never":
+        return 0
+    levels = FAIL_LEVELS[: FAIL_LEVELS.index(fail_on) + 1]
+    return sum(1 for r in results for d in r.diagnostics if d.severity.value in levels)
 
 
 def _note_old_targets(results: list[FileResult], stderr: TextIO) -> None:

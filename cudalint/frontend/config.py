@@ -27,6 +27,8 @@ from cudalint.lint.registry import known_codes, preview_codes, resolve_selector,
 from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
 
 CONFIG_NAMES = ("cudalint.toml", ".cudalint.toml")
+# `fail-on`: the least severe finding that fails a run (the CLI's --fail-on)
+FAIL_LEVELS = ("error", "warning", "info", "never")
 PYPROJECT = "pyproject.toml"
 
 KEYS = (
@@ -41,6 +43,7 @@ KEYS = (
     "max-file-size",
     "time-budget",
     "preview",
+    "fail-on",
 )
 _CUDA_RELEASE = re.compile(r"^\d{1,2}\.\d{1,2}$")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]i?[bB]|[bB])?\s*$")
@@ -154,6 +157,7 @@ class Config:
     max_file_size: int | None = None
     time_budget: float | None = None
     preview: bool | None = None
+    fail_on: str | None = None
 
     @property
     def exclude_file(self) -> IgnoreFile:
@@ -210,6 +214,10 @@ def parse_config(data: dict[str, Any], path: str | None, root: str, where: str) 
         values["max_file_size"] = parse_size(data["max-file-size"], where)
     if "time-budget" in data:
         values["time_budget"] = parse_seconds(data["time-budget"], where, "time-budget")
+    if "fail-on" in data:
+        if data["fail-on"] not in FAIL_LEVELS:
+            raise ConfigError(where, f"`fail-on` must be one of {', '.join(map(repr, FAIL_LEVELS))}, not {data['fail-on']!r}")
+        values["fail_on"] = data["fail-on"]
     if "preview" in data:
         if not isinstance(data["preview"], bool):
             raise ConfigError(where, f"`preview` must be true or false, not {_type_name(data['preview'])}")
