@@ -661,7 +661,10 @@ def test_results_cross_process_boundaries(tmp_path) -> None:
 
 
 # --fail-on / `fail-on`: info findings are advice and do not fail a run by default.
-INFO_ONLY = '{ stdenv, cudaPackages }:\nstdenv.mkDerivation {\n  pname = "k";\n  version = "1";\n  src = ./.;\n  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];\n  cmakeFlags = [ "-DCMAKE_CUDA_ARCHITECTURES=86" ];\n}\n'
+INFO_ONLY = (
+    '{ stdenv, cudaPackages }:\nstdenv.mkDerivation {\n  pname = "k";\n  version = "1";\n  src = ./.;\n'
+    '  nativeBuildInputs = [ cudaPackages.cuda_nvcc ];\n  cmakeFlags = [ "-DCMAKE_CUDA_ARCHITECTURES=86" ];\n}\n'
+)
 
 
 @pytest.mark.parametrize(
