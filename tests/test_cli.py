@@ -181,9 +181,14 @@ def test_statistics(tmp_path, monkeypatch, capsys) -> None:
     write(tmp_path / "a.nix", FINDING)
     write(tmp_path / "b.nix", FINDING)
     code, out, _ = run(["check", *SELECT, "--statistics"], tmp_path, monkeypatch, capsys)
-    rows, total = out.splitlines()[:-1], out.splitlines()[-1]
+    rows, total = out.splitlines()[:-3], out.splitlines()[-1]
     assert code == 1 and [row.split() for row in rows] == [["2", "CUDA001", "[-]", "runfile-toolkit"]]
+    assert out.splitlines()[-3:-1] == ["2  total", "[*] every finding fixable with --fix, [-] some need --unsafe-fixes or have no fix, [ ] no fix"]
     assert total.startswith("Fixes cut NVIDIA archive downloads from ")
+    code, out, _ = run(["check", *SELECT, "--statistics", "--output-format", "json"], tmp_path, monkeypatch, capsys)
+    assert code == 1 and json.loads(out) == [{"code": "CUDA001", "name": "runfile-toolkit", "count": 2, "fixable": "some"}]
+    code, _, err = run(["check", *SELECT, "--statistics", "--output-format", "sarif"], tmp_path, monkeypatch, capsys)
+    assert code == 2 and "--statistics prints text or json, not sarif" in err
 
 
 def test_color(tmp_path, monkeypatch, capsys) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from cudalint.frontend.reporters import FORMATS, ReportOptions, get_reporter
 from cudalint.frontend.reporters.github import escape_data, escape_property
-from cudalint.frontend.reporters.statistics import write_statistics
+from cudalint.frontend.reporters.statistics import LEGEND, write_statistics, write_statistics_json
 from cudalint.frontend.reporters.text import expand_line
 from cudalint.knowledge import reference, sizes
 from cudalint.lint.engine import lint
@@ -376,7 +376,14 @@ def test_statistics() -> None:
     # two files, one toolkit each: the total counts each file's toolkit once
     total = sizes.total([[d for d in r.diagnostics] for r in results if r.source is not None])
     assert total is not None and total.before == 2 * NVCC_DOWNLOAD.before and total.after == 2 * NVCC_DOWNLOAD.after
-    assert lines[3:] == [total.describe()[:1].upper() + total.describe()[1:] + "."]
+    assert lines[3:5] == ["4  total", LEGEND]
+    assert lines[5:] == [total.describe()[:1].upper() + total.describe()[1:] + "."]
+    out = io.StringIO()
+    write_statistics_json(results, out)
+    assert json.loads(out.getvalue())[:2] == [
+        {"code": "CUDA001", "name": "runfile-toolkit", "count": 2, "fixable": "some"},
+        {"code": "CUDA900", "name": "syntax-error", "count": 1, "fixable": "none"},
+    ]
 
 
 def test_statistics_empty() -> None:
@@ -391,7 +398,7 @@ def test_statistics_marks_partly_fixable() -> None:
     diagnostics = [Diagnostic("CUDA001", "m", 0, 1, Severity.WARNING, (fix,)), Diagnostic("CUDA001", "m", 2, 3, Severity.WARNING)]
     out = io.StringIO()
     write_statistics([FileResult("a.nix", source, diagnostics)], out)
-    assert out.getvalue() == "2  CUDA001  [-] runfile-toolkit\n"
+    assert out.getvalue() == f"2  CUDA001  [-] runfile-toolkit\n2  total\n{LEGEND}\n"
 
 
 def test_text_escapes_control_characters() -> None:

@@ -138,3 +138,16 @@ def test_every_rule_url_points_at_its_reference_section() -> None:
     for rule in all_rules():
         anchor = rule.url.rsplit("#", 1)[1]
         assert f"\n## {rule.code} {rule.name}\n" in reference and anchor == f"{rule.code.lower()}-{rule.name}"
+
+
+def test_rules_json(capsys) -> None:
+    import json
+
+    from cudalint.frontend.cli import main
+
+    assert main(["rules", "--output-format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["code"] for row in rows] == [rule.code for rule in all_rules()]
+    first = rows[0]
+    assert set(first) == {"code", "name", "summary", "severity", "fix", "fixable", "preview", "precision", "url", "explanation"}
+    assert first["explanation"] == rule_by_code(first["code"]).docs and first["preview"] in (True, False)

@@ -172,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules_cmd = commands.add_parser("rules", help="list the rules")
     rules_cmd.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    rules_cmd.add_argument("--output-format", choices=("text", "json"), default="text", help="a table, or JSON with each rule's metadata and docs")
     rules_cmd.set_defaults(func=cmd_rules)
 
     rule_cmd = commands.add_parser("rule", help="show a rule's documentation")
@@ -225,8 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from cudalint.frontend.ruledocs import render_rule_list
+    from cudalint.frontend.ruledocs import render_rule_list, rules_json
 
+    if args.output_format == "json":
+        sys.stdout.write(rules_json())
+        return 0
     text = render_rule_list(color=use_color(args.color, sys.stdout))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
@@ -338,6 +342,8 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(f"${FORMAT_ENV}={output_format!r} is not one of {', '.join(OUTPUT_FORMATS)}")
     if args.config and args.isolated:
         raise UsageError("--config and --isolated cannot be used together")
+    if args.statistics and output_format not in ("text", "json"):
+        raise UsageError(f"--statistics prints text or json, not {output_format}")
     if args.diff and args.write_baseline:
         raise UsageError("--diff and --write-baseline cannot be used together")
     if args.reason is not None and not args.add_suppressions:
@@ -538,9 +544,9 @@ def _check(args: argparse.Namespace) -> int:
     unsafe = _unsafe_for_report(args, resolver)
     color = use_color(args.color, out)
     if args.statistics:
-        from cudalint.frontend.reporters.statistics import write_statistics
+        from cudalint.frontend.reporters.statistics import write_statistics, write_statistics_json
 
-        write_statistics(results, out)
+        (write_statistics_json if output_format == "json" else write_statistics)(results, out)
     else:
         from cudalint.frontend.reporters import ReportOptions, get_reporter
 

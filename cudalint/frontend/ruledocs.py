@@ -11,6 +11,7 @@ The README holds the table between `<!-- rules:start -->` and `<!-- rules:end --
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -126,6 +127,27 @@ def render_rule_list(color: bool) -> str:
         severity_style = (_SEVERITY_COLOR.get(row[2], ""),)
         out.append(line(row, ((BOLD,), (), severity_style, (), (), ())))
     return "\n".join(out) + "\n"
+
+
+def rules_json() -> str:
+    """`cudalint rules --output-format json`: every rule's metadata and docs (ruff's fields, plus
+    severity and status)."""
+    rows = [
+        {
+            "code": r.code,
+            "name": r.name,
+            "summary": r.summary,
+            "severity": r.severity.value,
+            "fix": r.fix.value,
+            "fixable": r.availability.value,
+            "preview": r.preview,
+            "precision": r.precision or None,
+            "url": r.url,
+            "explanation": r.docs,
+        }
+        for r in all_rules()
+    ]
+    return json.dumps(rows, indent=2) + "\n"
 
 
 def _cell(text: str) -> str:

@@ -2,13 +2,15 @@
 
       3  CUDA001  [-] runfile-toolkit
       1  CUDA900  [ ] syntax-error
+      4  total
+    [*] every finding fixable with --fix, [-] some need --unsafe-fixes or have no fix, [ ] no fix
 
-`[*]`: every finding of the rule has a fix `--fix` applies; `[-]`: some fixes need
-`--unsafe-fixes` or some findings have none; `[ ]`: no fix.
+The legend is printed under the rows; `--output-format json` gives the same rows as a JSON list.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import TextIO
 
@@ -42,16 +44,28 @@ def statistics(results: list[FileResult]) -> list[tuple[int, str, str, str]]:
     return rows
 
 
+LEGEND = "[*] every finding fixable with --fix, [-] some need --unsafe-fixes or have no fix, [ ] no fix"
+_FIXABLE = {"[*]": "all", "[-]": "some", "[ ]": "none"}
+
+
 def write_statistics(results: list[FileResult], out: TextIO) -> None:
     rows = statistics(results)
     if not rows:
         out.write("No findings.\n")
         return
-    count_width = max(len(str(count)) for count, *_ in rows)
-    code_width = max(len(code) for _, code, _, _ in rows)
+    total = sum(count for count, *_ in rows)
+    count_width = len(str(total))
+    code_width = max(len("total"), *(len(code) for _, code, _, _ in rows))
     for count, code, name, marker in rows:
         out.write(f"{count:>{count_width}}  {code:<{code_width}}  {marker} {name}".rstrip() + "\n")
+    out.write(f"{total:>{count_width}}  total\n{LEGEND}\n")
     download = sizes.report_total(results)
     if download is not None:
         text = download.describe()
         out.write(text[:1].upper() + text[1:] + ".\n")
+
+
+def write_statistics_json(results: list[FileResult], out: TextIO) -> None:
+    """The rows as JSON (ruff's shape): code, name, count, and whether `--fix` fixes all, some or none."""
+    rows = [{"code": code, "name": name, "count": count, "fixable": _FIXABLE[marker]} for count, code, name, marker in statistics(results)]
+    out.write(json.dumps(rows, indent=2) + "\n")
