@@ -8,6 +8,7 @@ by mocking `os.open` (in-process) and by FIFOs named `*.nix`."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import stat
@@ -702,3 +703,21 @@ def test_fail_on_config_is_validated(tmp_path, monkeypatch, capsys) -> None:
     write(tmp_path / "pkg.nix", INFO_ONLY)
     code, _, err = run(["check", "pkg.nix"], tmp_path, monkeypatch, capsys)
     assert code == 2 and "`fail-on` must be one of 'error', 'warning', 'info', 'never', not 'warnings'" in err
+
+
+def test_a_file_error_is_printed_once_and_escaped(tmp_path, monkeypatch, capsys) -> None:
+    code, out, err = run(["check", "--isolated", "missing\x1b[31m.nix"], tmp_path, monkeypatch, capsys)
+    assert code == 2
+    assert "missing" not in out and out.strip().endswith("No findings; 1 file could not be checked.")
+    assert err.count("missing") == 1 and "\x1b" not in err
+
+
+def test_diff_says_which_fixes_were_revealed_by_others(tmp_path, monkeypatch, capsys) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "legacy-cuda-package.nix"
+    write(tmp_path / "pkg.nix", example.read_text(encoding="utf-8"))
+    _, out, _ = run(["check", "--isolated", "--unsafe-fixes", "--jobs", "1", "pkg.nix"], tmp_path, monkeypatch, capsys)
+    fixable = int(re.search(r"(\d+) fixable with --fix", out).group(1))
+    _, _, err = run(["check", "--isolated", "--unsafe-fixes", "--diff", "--jobs", "1", "pkg.nix"], tmp_path, monkeypatch, capsys)
+    fixed = int(re.search(r"Would fix (\d+) findings", err).group(1))
+    revealed = re.search(r"\((\d+) of them appeared once other fixes were applied\)", err)
+    assert fixed == fixable + (int(revealed.group(1)) if revealed else 0)

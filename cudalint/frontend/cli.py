@@ -336,6 +336,7 @@ def _check(args: argparse.Namespace) -> int:
     from cudalint.frontend import runner
     from cudalint.frontend.config import Resolver, display_path
     from cudalint.frontend.files import Walker, stat_problem
+    from cudalint.frontend.reporters.text import printable
 
     output_format = args.output_format or os.environ.get(FORMAT_ENV) or "text"
     if output_format not in OUTPUT_FORMATS:
@@ -491,9 +492,9 @@ def _check(args: argparse.Namespace) -> int:
         result = outcome.result
         if result is not None:
             if result.error:
-                stderr.write(f"{PROG}: {display}: error: {result.error}\n")
+                stderr.write(f"{PROG}: {printable(display)}: error: {printable(result.error)}\n")
             for internal in result.internal_errors:
-                stderr.write(f"{PROG}: {display}: {internal}\n")
+                stderr.write(f"{PROG}: {printable(display)}: {internal}\n")
             results.append(result)
         if outcome.output is not None:
             stdin_output = outcome.output
@@ -527,7 +528,7 @@ def _check(args: argparse.Namespace) -> int:
             sys.stdout.write(diff)
         sys.stdout.flush()
         if not args.quiet:
-            message = f"Would fix {_plural(fixed, 'finding')}." if fixed else "No fixes available."
+            message = f"Would fix {_plural(fixed, 'finding')}{_revealed(results)}." if fixed else "No fixes available."
             stderr.write(f"{message}\n")
         if failed:
             return 2
@@ -574,6 +575,12 @@ def _check(args: argparse.Namespace) -> int:
     if args.exit_non_zero_on_fix and fixed:
         return 1
     return 0
+
+
+def _revealed(results: list[FileResult]) -> str:
+    """Why --fix may fix more findings than a check counted as fixable: fixes reveal findings."""
+    revealed = sum(r.revealed for r in results)
+    return f" ({revealed} of them appeared once other fixes were applied)" if revealed else ""
 
 
 def _failing_findings(results: list[FileResult], fail_on: str) -> int:

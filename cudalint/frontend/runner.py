@@ -202,8 +202,11 @@ def _process_parsed(display: str, read: files.ReadSource, settings: FileSettings
         return processed
     data = (files.BOM if read.bom else b"") + text.encode("utf-8")
     fixed = len(outcome.applied)
+    # a fix can reveal a finding that is then fixed too (the counts of a check and of --fix differ by these)
+    revealed = max(0, fixed - sum(1 for d in first.diagnostics if fixing.applicable_fix(d, settings.unsafe_fixes)))
     if mode == DIFF:
-        processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, diff=unified_diff(display, read.text, text), internal_errors=internal)
+        diff = unified_diff(display, read.text, text)
+        processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, revealed=revealed, diff=diff, internal_errors=internal)
         return processed
     if write_path is None:
         processed.output = data
@@ -214,7 +217,7 @@ def _process_parsed(display: str, read: files.ReadSource, settings: FileSettings
             processed.failed = True
             processed.result = FileResult(display, source, first.diagnostics, error=str(error), internal_errors=first.internal_errors)
             return processed
-    processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, internal_errors=internal)
+    processed.result = FileResult(display, final.source, final.diagnostics, fixed=fixed, revealed=revealed, internal_errors=internal)
     return processed
 
 

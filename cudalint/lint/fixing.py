@@ -59,14 +59,19 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return (a[0] < b[1] and b[0] < a[1]) or a[0] == b[0]
 
 
+def applicable_fix(diagnostic: Diagnostic, unsafe: bool) -> bool:
+    """Whether `--fix` (with `unsafe`: `--fix --unsafe-fixes`) may apply the finding's fix."""
+    fix = diagnostic.fix
+    return fix is not None and (fix.applicability is Applicability.SAFE or (unsafe and fix.applicability is Applicability.UNSAFE))
+
+
 def select_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[tuple[Diagnostic, Fix]]:
     """The fixes one pass applies: applicable, in file order, pairwise non-overlapping, at most
     one per isolation group."""
     chosen: list[tuple[Diagnostic, Fix]] = []
     taken = _Spans()
     groups: set[str] = set()
-    allowed = {Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE}
-    candidates = [(d, d.fix) for d in diagnostics if d.fix is not None and d.fix.applicability in allowed]
+    candidates = [(d, d.fix) for d in diagnostics if applicable_fix(d, unsafe)]
     for diagnostic, fix in sorted(candidates, key=lambda pair: pair[1].span):
         assert fix is not None
         if fix.isolation is not None and fix.isolation in groups:

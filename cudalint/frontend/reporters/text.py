@@ -169,7 +169,9 @@ def summary(results: list[FileResult], options: ReportOptions) -> str:
     notes: list[str] = []
     if fixed:
         verb = "would be fixed" if would else "fixed"
-        notes.append(f"{fixed} {verb}, {total} remaining")
+        revealed = sum(r.revealed for r in results)
+        after = f" ({revealed} appeared once other fixes were applied)" if revealed else ""
+        notes.append(f"{fixed} {verb}{after}, {total} remaining")
     applicable = safe + unsafe if options.unsafe_fixes else safe
     if applicable:
         notes.append(f"{applicable} fixable with --fix")
@@ -212,14 +214,8 @@ def context_lines(results: list[FileResult]) -> list[str]:
 def report(results: list[FileResult], out: TextIO, options: ReportOptions) -> None:
     paint = _Painter(options.color)
     for result in sorted(results, key=lambda r: r.path):
-        path = paint(printable(result.path), BOLD)
-        if result.error is not None:
-            out.write(f"{path}: {paint('error', BOLD, RED)}: {printable(result.error)}\n")
-        for message in result.internal_errors:
-            first, _, rest = message.partition("\n")
-            out.write(f"{path}: {paint('internal error', BOLD, RED)}: {first}\n")
-            if rest:
-                out.write("".join(f"    {line}\n" for line in rest.splitlines()))
+        # a file's error (unreadable, too large, ...) and internal errors go to standard error
+        # once, from the CLI; the summary counts them
         if result.source is None:
             continue
         for diagnostic in sorted(result.diagnostics, key=lambda d: (d.start, d.end, d.code)):
