@@ -8,8 +8,8 @@ by mocking `os.open` (in-process) and by FIFOs named `*.nix`."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import stat
 import subprocess
