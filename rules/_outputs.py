@@ -22,7 +22,8 @@ OUTPUT_LIKE = frozenset({"man", "info", "devdoc", "debug", "cxxdev", "examples"}
 # Output -> the getter every nixpkgs era's `lib` has for it (semantic.GETTERS maps getter -> output);
 # other outputs go through `lib.getOutput "name"`.
 GETTER_OF_OUTPUT = {"dev": "getDev", "lib": "getLib", "bin": "getBin"}
-# Getters that only the split-redist era's `lib` has.
+# Getters written only in the split-redist era, where nixpkgs' own CUDA files use them (and only
+# where the target's `lib` has them: the reference set's vocabulary dates `lib.getInclude`).
 SPLIT_REDIST_GETTER_OF_OUTPUT = {"include": "getInclude", "static": "getStatic"}
 
 
@@ -54,6 +55,8 @@ def getter(ctx: Context, output: str) -> str:
     name = GETTER_OF_OUTPUT.get(output)
     if name is None and ctx.target.era.id == "split-redist":
         name = SPLIT_REDIST_GETTER_OF_OUTPUT.get(output)
+        if name is not None and not ctx.reference.has(f"lib.{name}", ctx.target):
+            name = None
     return name if name is not None else f'getOutput "{output}"'
 
 

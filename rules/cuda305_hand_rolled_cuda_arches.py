@@ -34,13 +34,17 @@ Which GPUs a build targets is the user's choice, made once in `config.cudaCapabi
 `config.cudaForwardCompat`). `cudaPackages.flags` turns that choice into every format build
 systems want: `flags.cmakeCudaArchitecturesString` for `CMAKE_CUDA_ARCHITECTURES`,
 `flags.gencodeString` for nvcc, `flags.cudaCapabilities`, `flags.arches`, `flags.realArches`
-(PR #322070 renamed `cudaFlags` to `flags`). A hard-coded `86` builds for one GPU generation only
+(PR #256324 introduced `flags` in 2023-12 with `cudaFlags` as its alias; PR #322070 moved
+packages to it). A hard-coded `86` builds for one GPU generation only
 (or, with `native`, for the GPU of a build machine that has none in the sandbox). A torch
 extension builds for `torch.cudaCapabilities` so that it matches the torch it loads into
 (nixpkgs' torch extensions set `TORCH_CUDA_ARCH_LIST` from it).
 
 This is advice (info) without an automatic fix: which `flags` attribute fits depends on the build
-system (CMake, plain nvcc, PyTorch extensions).
+system (CMake, plain nvcc, PyTorch extensions). The advice names what the target nixpkgs has (the
+reference set's vocabulary): `cudaPackages.cudaFlags.cudaCapabilities` before `flags` (23.05,
+23.11), the capability list before `cmakeCudaArchitecturesString` (PR #301416, 2024-04-18); before
+`cudaFlags` (PR #205351, in 23.05) nixpkgs had no user's list, and the rule is silent.
 
 ## Example
 ```nix
@@ -207,7 +211,7 @@ def _report_flags(found: list[tuple[int, int, bytes]], ctx: Context) -> None:
         first = spans.get(key)
         spans[key] = (min(first[0], start), max(first[1], end)) if first else (start, end)
     for (message, _), span in spans.items():
-        ctx.report(span, message)
+        _report(ctx, span, message)
 
 
 def _inserted_by_replace(code: bytes, match: re.Match[bytes]) -> bool:
@@ -314,9 +318,9 @@ def _check_binding(binding: Node, ctx: Context) -> None:
         return
     if variable == "TORCH_CUDA_ARCH_LIST" or variable.startswith("CUDA_ARCH_"):
         if _TORCH_TEXT.fullmatch(literal):
-            ctx.report(value, f"`{variable}` is hand-written: {_advice(variable)}")
+            _report(ctx, value, f"`{variable}` is hand-written: {_advice(variable)}")
     elif _CMAKE_TEXT.fullmatch(literal.strip()):
-        ctx.report(value, f"`{variable}` is hand-written: {_advice(variable)}")
+        _report(ctx, value, f"`{variable}` is hand-written: {_advice(variable)}")
 
 
 # A package's own capability argument (`cudaCapabilities ? [ "7.5" "8.6" ]`) shadows the user's
@@ -356,7 +360,7 @@ def _check_cmake_setter(apply: Node, ctx: Context) -> None:
     if literal is None:
         _report_named_literal(arguments[-1], variable, ctx)
     elif (_CMAKE_TEXT if variable in ("CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS") else _TORCH_TEXT).fullmatch(literal.strip()):
-        ctx.report(apply, f"`{variable}` is hand-written: {_advice(variable)}")
+        _report(ctx, apply, f"`{variable}` is hand-written: {_advice(variable)}")
 
 
 # ----- literals that reach an architecture variable through a name -------------------------------
@@ -386,13 +390,36 @@ def _report_named_literal(expression: Node, variable: str, ctx: Context) -> None
     _report_once(literal, f"{what} hand-writes `{variable}` architectures: {_advice(variable)}", ctx)
 
 
+# The advice as the newest nixpkgs spells it -> as a target before `flags` (2023-12-07) does.
+_BEFORE_FLAGS = {
+    "`cudaPackages.flags.cmakeCudaArchitecturesString`": "`cudaPackages.cudaFlags.cudaCapabilities` (dots dropped)",
+    "`cudaPackages.flags.gencodeString`": "`-gencode` flags built from `cudaPackages.cudaFlags.cudaCapabilities`",
+    "`cudaPackages.flags.cudaCapabilities`": "`cudaPackages.cudaFlags.cudaCapabilities`",
+}
+
+
+def _report(ctx: Context, at: Node | tuple[int, int], message: str) -> None:
+    """Report with the advice in the target's names (the reference set's vocabulary): `cudaFlags`
+    before `flags`, the capability list where `cmakeCudaArchitecturesString` does not exist yet;
+    nothing before `cudaFlags` (PR #205351, in 23.05), when nixpkgs had no user's list to use."""
+    idiom = ctx.reference.idiom("capabilityFlags", ctx.target)
+    if idiom is None:
+        return
+    if idiom == "cudaPackages.cudaFlags":
+        for new, old in _BEFORE_FLAGS.items():
+            message = message.replace(new, old)
+    elif not ctx.reference.has("cudaPackages.flags.cmakeCudaArchitecturesString", ctx.target):
+        message = message.replace("`cudaPackages.flags.cmakeCudaArchitecturesString`", "`cudaPackages.flags.cudaCapabilities` (dots dropped)")
+    ctx.report(at, message)
+
+
 def _report_once(literal: Node, message: str, ctx: Context) -> None:
     """A literal reaches several flags (or a flag and its formal): one finding, where it is written."""
     reported = ctx.semantic.memo(__name__).setdefault("reported", set())
     if (literal.start_byte, literal.end_byte) in reported:
         return
     reported.add((literal.start_byte, literal.end_byte))
-    ctx.report(literal, message)
+    _report(ctx, literal, message)
 
 
 def _hand_written(node: Node | None, ctx: Context, depth: int) -> tuple[Node, str | None] | None:

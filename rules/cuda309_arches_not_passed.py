@@ -21,11 +21,12 @@ whose derivation, and its flags, this file does not show; a derivation that inhe
 phases from another, `inherit (base) cmakeFlags;`). The advice follows the build system:
 `TORCH_CUDA_ARCH_LIST` from `torch.cudaCapabilities` for a torch extension (a Python package
 with torch), `CMAKE_CUDA_ARCHITECTURES` from `flags.cmakeCudaArchitecturesString` for CMake,
-`flags.gencodeString` for nvcc run by a Makefile or a script. For targets before the rename of
-`cudaFlags` to `flags` (PR #322070, 2024-07) it names `cudaPackages.cudaFlags.cudaCapabilities`
-(the formats `cmakeCudaArchitecturesString` and `gencodeString` are not in the 2023
-pkgs/development/compilers/cudatoolkit/flags.nix, commit 02492d7a); targets from before
-`cudaFlags` existed (PR #205351, in 23.05) have no user's list to pass and get nothing.
+`flags.gencodeString` for nvcc run by a Makefile or a script. The names follow the target (the
+reference set's vocabulary): before `flags` (PR #256324, 2023-12-07: 23.05, 23.11) it names
+`cudaPackages.cudaFlags.cudaCapabilities` (the formats `cmakeCudaArchitecturesString` and
+`gencodeString` are not in the 2023 pkgs/development/compilers/cudatoolkit/flags.nix, commit
+02492d7a), and `cmakeCudaArchitecturesString` only from PR #301416 (2024-04-18); targets from
+before `cudaFlags` existed (PR #205351, in 23.05) have no user's list to pass and get nothing.
 
 ## Why
 Which GPUs a build targets is the user's choice, made once in `config.cudaCapabilities` and
@@ -125,10 +126,6 @@ RULE = Rule(
     patterns=(b"cuda_nvcc", b"cudatoolkit", b"cudaPackages"),
 )
 
-# `cudaPackages.cudaFlags` and `config.cudaCapabilities` came with PR #205351 (opened 2022-12-09,
-# in 23.05): before, nixpkgs had no user's list to pass. A date after the merge: silence is the
-# safe side for targets between.
-FIRST_USER_LIST = "2023-01-01"
 # Text that passes architectures, by hand or from the user's list (strings and attribute names).
 _ARCHES = re.compile(
     r"CUDA\w*ARCH|ARCHITECTURES|CUDAARCHS|gencode|--generate-code|--gpu-architecture|--gpu-code|(?<![\w-])-arch[= ]"
@@ -147,8 +144,8 @@ def check(apply: Node, ctx: Context) -> None:
     if call is None:
         return
     function, attrset = call
-    if not ctx.target.includes(FIRST_USER_LIST):
-        return
+    if ctx.reference.idiom("capabilityFlags", ctx.target) is None:
+        return  # before `cudaFlags` (PR #205351, in 23.05) nixpkgs had no user's list to pass
     if not nvcc_sources(attrset, ctx) or repackages(attrset, ctx) or _passes_arches(attrset, ctx):
         return
     if inherited_names(attrset) - _METADATA:
@@ -175,15 +172,15 @@ def _passes_arches(attrset: Node, ctx: Context) -> bool:
 
 def _advice(attrset: Node, function: Node, cmake: bool, ctx: Context) -> str:
     flags = _flags_spelling(attrset, ctx)
-    renamed = flags.endswith("cudaFlags")
+    has = ctx.reference.has
     if is_python_builder(function) and _uses_torch(attrset, ctx):
         return 'set `TORCH_CUDA_ARCH_LIST = lib.concatStringsSep ";" torch.cudaCapabilities`'
     if cmake or any(n.type == "string_fragment" and _CMAKE_LANGUAGE.search(text(n)) for n in reachable(attrset, ctx)):
-        if renamed:
+        if flags.endswith("cudaFlags") or not has("cudaPackages.flags.cmakeCudaArchitecturesString", ctx.target):
             return f"set `CMAKE_CUDA_ARCHITECTURES` from `{flags}.cudaCapabilities` (dots dropped) in `cmakeFlags`"
         return f'add `(lib.cmakeFeature "CMAKE_CUDA_ARCHITECTURES" {flags}.cmakeCudaArchitecturesString)` to `cmakeFlags`'
-    if renamed:
-        return f"pass `{flags}.gencode` to nvcc (the build's architecture flags)"
+    if flags.endswith("cudaFlags"):
+        return f"pass nvcc `-gencode` flags built from `{flags}.cudaCapabilities` (the build's architectures)"
     return f"pass `{flags}.gencodeString` to nvcc (the build's architecture flags)"
 
 
@@ -193,9 +190,9 @@ def _uses_torch(attrset: Node, ctx: Context) -> bool:
 
 def _flags_spelling(attrset: Node, ctx: Context) -> str:
     """How the file reaches the formatted capabilities: `flags` when bound (`inherit (cudaPackages)
-    flags;`), else through the package set; `cudaFlags` on targets before PR #322070."""
-    deprecation = ctx.reference.deprecation("cudaFlags")
-    name = "cudaFlags" if deprecation is not None and not deprecation.in_effect_on(ctx.target) else "flags"
+    flags;`), else through the package set; `cudaFlags` on targets before `flags` (2023-12)."""
+    idiom = ctx.reference.idiom("capabilityFlags", ctx.target) or "cudaPackages.flags"
+    name = idiom.rsplit(".", 1)[-1]
     if ctx.semantic.resolve_name(name, attrset).lexical:
         return name
     for _, node in nvcc_sources(attrset, ctx):
