@@ -34,7 +34,7 @@
       title = "split redistributables";
       from = "2025-10-01";
       until = null;
-      evidence = [ ];
+      evidence = [ "https://github.com/NixOS/nixpkgs/pull/437723" ];
       summary = "The CUDA 13 rework (`buildRedist`): outputs declared per package, with `include` and `stubs`; `dev` propagates only bin/include/lib; `cuda_nvcc` and `cuda_cccl` have only `out`; `cuda_cudart` propagates `static` and `stubs`; `lib.getStatic`/`getInclude` exist.";
     }
   ];

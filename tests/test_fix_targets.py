@@ -149,3 +149,13 @@ def test_the_vocabulary_is_dated_with_evidence() -> None:
     assert not ref.has("cudaPackages.autoAddOpenGLRunpathHook", reference.target("2024-07-30"))
     assert ref.has("cudaPackages.cuda_nvcc", reference.target("22.05"))
     assert not ref.has("cudaPackages.libcutensor", reference.target("24.05"))
+
+
+def test_cuda_nvcc_keeps_bin_until_the_cuda_13_rework() -> None:
+    """The output facts fixes rely on, per era: nvcc is in `cuda_nvcc.bin` from the split outputs
+    (2023-07) to the CUDA 13 rework (PR #437723), after which `cuda_nvcc` has only `out`."""
+    for nixpkgs in ("24.05", "24.11", "25.05", "2025-09-30"):
+        assert "bin" in reference.outputs("cuda_nvcc", reference.target(nixpkgs)), nixpkgs
+    for nixpkgs in ("25.11", None):
+        assert reference.outputs("cuda_nvcc", reference.target(nixpkgs)) == ("out",), nixpkgs
+    assert reference.outputs("cuda_nvcc", reference.target("22.11")) == ("out",)
