@@ -14,7 +14,10 @@ only what the definition is made from is judged, so `prev.cudaPackages_11.overri
 reported at `prev.cudaPackages_11`), `pkgs ? cudaPackages_11` tests, strings and comments, and
 the overlay the nixpkgs manual shows for picking the CUDA release (`final: prev: { cudaPackages =
 final.cudaPackages_12_9; }`) while the target has that set; where the target removed it, the
-advice is another release, never `cudaPackages` (the binding itself: it would recurse).
+advice is another release, never `cudaPackages` (the binding itself: it would recurse). A
+function that takes sets of two or more CUDA majors as formals (`{ cudaPackages_11_8,
+cudaPackages_12, ... }:`, one plugin per major) needs them side by side: only a removed set is
+reported there, and the advice is to drop that major or pick a release of it the target has.
 
 Contexts: a removed set is an error (or a warning before its removal) everywhere. A set that still
 exists is a warning in packages, shells and modules, and info in an overlay or override, where
@@ -152,7 +155,13 @@ def _report(ctx: Context, where: Node, name: str) -> None:
         instead += f" (one finding for the table's {entries} entries)" if entries > 1 else ""
     removal = ctx.reference.removed_set(name)
     picks_release = _overlay_picks_release(where)
-    if picks_release:
+    if _several_majors(ctx):
+        # one build per CUDA major (`cudaPackages_11_8` and `cudaPackages_12` side by side):
+        # the unversioned set cannot stand for them, so only a removed set is a finding
+        if removal is None or removal.throws_from is None or not removal.throws_on(ctx.target):
+            return
+        instead = "drop that CUDA major or pick a release of it the target still has"
+    elif picks_release:
         # the manual's overlay (`cudaPackages = final.cudaPackages_12_9;`): `cudaPackages` there
         # would be the binding itself, so the advice is another release, and none while it exists
         if removal is None or removal.throws_from is None or not removal.throws_on(ctx.target):
@@ -186,3 +195,18 @@ def _overlay_picks_release(where: Node) -> bool:
     while function is not None and function.type == "parenthesized_expression":
         function = function.parent
     return function is not None and function.type == "function_expression" and function.parent is not None and function.parent.type == "function_expression"
+
+
+_MAJOR = re.compile(r"^cudaPackages_(\d+)")
+
+
+def _several_majors(ctx: Context) -> bool:
+    """The file's function takes versioned sets of two or more CUDA majors as formals
+    (`{ cudaPackages_11_8, cudaPackages_12, ... }:`): it builds for each of them at once."""
+    memo = ctx.semantic.memo(__name__)
+    if "majors" not in memo:
+        function = ctx.semantic.top_function()
+        formals = function.child_by_field_name("formals") if function is not None else None
+        names = [text(f.child_by_field_name("name")) for f in formals.children_by_field_name("formal")] if formals is not None else []
+        memo["majors"] = len({m.group(1) for n in names if (m := _MAJOR.match(n))}) >= 2
+    return memo["majors"]
