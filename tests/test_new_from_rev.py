@@ -180,3 +180,12 @@ def test_scope_follows_edits_and_counts_inserted_text_as_new() -> None:
     assert moved.contains(finding(6, 9)) and not moved.contains(finding(10, 15))
     assert moved.contains(finding(0, 5))  # the inserted text is new
     assert moved.line_numbers(SourceFile("a.nix", "ONE!!\ntwo\nthree\n")) == (1, 2)
+
+
+def test_summary_names_unchanged_files_apart_from_files_without_cuda_names(repo: Path, monkeypatch, capsys) -> None:
+    (repo / "pkgs" / "x" / "default.nix").write_text(PACKAGE.replace('pname = "x";', 'pname = "x2";'))
+    (repo / "plain.nix").write_text("{ }: 1\n")
+    monkeypatch.chdir(repo)
+    main(["check", "--isolated", "--select", "CUDA001", "--new-from-rev", "base", "."])
+    out = capsys.readouterr().out
+    assert "Checked 1 file; skipped 1 file without CUDA names and 1 file without new lines since the --new-from-rev revision (not parsed)." in out

@@ -137,7 +137,7 @@ def process_source(display: str, read: files.ReadSource, settings: FileSettings,
     processed = Processed(None)
     if (new is not None and new.none) or not engine.may_find(read.raw, settings.lint.enabled):
         # the prefilter: nothing to find, so nothing to parse, fix or send back but the name
-        processed.result = FileResult(display, None)
+        processed.result = FileResult(display, None, unchanged=new is not None and new.none)
         if mode == FIX and write_path is None:
             processed.output = read.raw
         return processed

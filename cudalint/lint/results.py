@@ -42,6 +42,7 @@ class FileResult:
     error: str | None = None
     fixed: int = 0  # fixes applied (with --fix) or that would be applied (with --diff)
     revealed: int = 0  # of those, findings that only appeared once other fixes were applied
+    unchanged: bool = False  # not parsed: --new-from-rev found no new line in it
     diff: str | None = None  # unified diff of the fixes (with --diff)
     suppressions_added: int = 0  # suppression comments written (with --add-suppressions)
     internal_errors: list[str] = field(default_factory=list)

@@ -203,9 +203,14 @@ def context_lines(results: list[FileResult]) -> list[str]:
     its source, and how many files were parsed or skipped by the CUDA prefilter."""
     lines = [f"Target: {target.describe()}" for target in targets(results)]
     parsed = sum(1 for r in results if r.source is not None)
-    skipped = sum(1 for r in results if r.source is None and r.error is None)
-    if skipped:
-        lines.append(f"Checked {_plural(parsed, 'file')}; skipped {_plural(skipped, 'file')} without CUDA names (not parsed).")
+    unparsed = [r for r in results if r.source is None and r.error is None]
+    unchanged = sum(1 for r in unparsed if r.unchanged)
+    skipped = [
+        f"{_plural(len(unparsed) - unchanged, 'file')} without CUDA names" if len(unparsed) > unchanged else "",
+        f"{_plural(unchanged, 'file')} without new lines since the --new-from-rev revision" if unchanged else "",
+    ]
+    if unparsed:
+        lines.append(f"Checked {_plural(parsed, 'file')}; skipped {' and '.join(s for s in skipped if s)} (not parsed).")
     elif parsed:
         lines.append(f"Checked {_plural(parsed, 'file')}.")
     return lines
