@@ -1,3 +1,5 @@
 """cudalint: lint Nix expressions that use NVIDIA CUDA packages."""
 
-__version__ = "0.1.0"
+# A .dev version until the next release is tagged: what the CHANGELOG lists as unreleased ships
+# under it, never under the last release's number.
+__version__ = "0.2.0.dev0"

@@ -163,4 +163,5 @@ in
   libraries = roles.libraries;
   outputNames = allOutputNames;
   inherit toolkitJoin vocabulary;
+  provenance = import ./provenance.nix;
 }

@@ -108,7 +108,15 @@ def test_version_and_module_entry_point(tmp_path) -> None:
     from cudalint import __version__
 
     process = run_process(["--version"], tmp_path)
-    assert process.returncode == 0 and process.stdout.decode().strip() == f"cudalint {__version__}"
+    first, second = process.stdout.decode().strip().splitlines()
+    assert process.returncode == 0 and first.startswith(f"cudalint {__version__} (")
+    # which commit: this test runs from a git checkout (the source tree), so it is named
+    assert re.search(r"commit [0-9a-f]{7,}", first) or not (Path(__file__).resolve().parent.parent / ".git").exists()
+    assert "unreleased development version" in first if ".dev" in __version__ else "release" in first
+    # which reference set: the releases it models and the nixpkgs its facts were read from
+    assert re.fullmatch(
+        r"reference set: NixOS \d\d\.\d\d to \d\d\.\d\d and unstable, CUDA [\d.]+ to [\d.]+; nixpkgs facts as of \d{4}-\d\d-\d\d \([0-9a-f]{12}\), dated names checked \d{4}-\d\d-\d\d", second
+    )
 
 
 def test_cli_does_not_import_the_language_server_stack(tmp_path) -> None:

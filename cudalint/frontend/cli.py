@@ -84,13 +84,45 @@ def _jobs(value: str) -> int:
     return jobs or default_jobs()
 
 
+class _VersionAction(argparse.Action):
+    """`--version`: computed only when asked (it reads the reference set and may ask git)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        sys.stdout.write(version_text() + "\n")
+        parser.exit()
+
+
+def version_text() -> str:
+    """The version, the commit when run from a git checkout, and the reference set it judges by."""
+    from cudalint.knowledge.reference import describe_reference_set
+
+    commit = _source_commit()
+    release = "unreleased development version" if ".dev" in __version__ else "release"
+    where = f"{release}, commit {commit}" if commit else release
+    return f"{PROG} {__version__} ({where})\n{describe_reference_set()}"
+
+
+def _source_commit() -> str | None:
+    """The commit of the checkout cudalint runs from (an editable install or a clone), if any."""
+    import subprocess
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not os.path.exists(os.path.join(os.path.dirname(package), ".git")):
+        return None
+    try:
+        done = subprocess.run(["git", "-C", os.path.dirname(package), "describe", "--always", "--dirty", "--abbrev=12"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Lint Nix expressions that use NVIDIA CUDA packages.",
         epilog="Without a command, `check` is assumed: `cudalint --fix .` is `cudalint check --fix .`.",
     )
-    parser.add_argument("-V", "--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("-V", "--version", action=_VersionAction, nargs=0, help="show the version, the commit and the reference set, and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = commands.add_parser("check", help="check files (the default command)", description="Check Nix files for misuse of CUDA packages.")

@@ -318,6 +318,19 @@ class ReferenceSet:
         return deprecation if deprecation is not None and name.startswith("cudaPackages_") else None
 
 
+def describe_reference_set() -> str:
+    """What `--version` says of the reference set: what it models and where its facts come from."""
+    data = load().data
+    nixos = sorted(data["nixos"], key=_release_key)
+    releases = load().releases
+    source = data["provenance"]
+    return (
+        f"reference set: NixOS {nixos[0]} to {nixos[-1]} and unstable, CUDA {releases[0]} to {releases[-1]}; "
+        f"nixpkgs facts as of {source['nixpkgs']['date']} ({source['nixpkgs']['rev'][:12]}), "
+        f"dated names checked {source['reviewed']}"
+    )
+
+
 @cache
 def load() -> ReferenceSet:
     text = resources.files("cudalint.knowledge").joinpath("data/reference.json").read_text(encoding="utf-8")
