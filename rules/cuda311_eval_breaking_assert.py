@@ -13,7 +13,8 @@ a chain that handles CUDA before it, `lib.throwIfNot cudaSupport`), asserts that
 apart or in step (`assert enableCuda -> !enableRocm;`: two backends that must not both be on;
 `assert ncclSupport -> cudaSupport;`: an incoherent configuration the user chose, which the
 CUDA team keeps as an assert), and conditions that hold by construction (`assert cudaSupport ->
-cudaPackages != { };`: `callPackage` always passes the package set); asserts that do not
+cudaPackages != { };`: `callPackage` always passes the package set; `cudaPackages ? cudatoolkit
+&& cudaPackages.cudatoolkit != null` for a member every judged release has); asserts that do not
 depend on the switch (`assert blas.isILP64 == isILP64;`, `assert cudaVersion == null || ...;`),
 asserts in front of something that is not a package (a project's entry point checking its
 arguments, a function returning an attrset: nothing walks those unasked; packages are builder,
@@ -152,7 +153,7 @@ def _check_assert(assertion: Node, ctx: Context) -> None:
     if broken is None or not _judged_here(assertion, ctx):
         return
     advice = f"set `meta.broken = {broken};`" if len(broken) <= 70 else "set `meta.broken` for the case it rules out"
-    who = "CUDA users it rules out" if switch_value(condition, ctx, on=False) is True else "everyone without CUDA and CUDA users it rules out"
+    who = "everyone without CUDA and CUDA users it rules out" if switch_value(condition, ctx, on=False) is False else "CUDA users it rules out"
     ctx.report(
         assertion.child_by_field_name("condition"),
         f"this `assert` fails evaluation for {who}: remove it and {advice}",
@@ -194,8 +195,9 @@ def _broken_when(condition: Node, ctx: Context) -> str | None:
             left = left.child_by_field_name("argument")
         if left is None or right is None or not mentions_switch(left, ctx):
             return None
-        if all(_holds_for_cuda_users(term, ctx) for term in conjuncts(right)):
-            return None
+        terms = conjuncts(right)
+        if any(SWITCH.search(text(term)) for term in terms) or all(_holds_for_cuda_users(term, ctx) for term in terms):
+            return None  # `withNccl -> cudaSupport && ...`: options that must agree, an assert's job
         return f"{_operand(left, '&&')} && {_negated(right, ctx)}"
     if any(term.type in {"variable_expression", "select_expression"} and mentions_switch(term, ctx) for term in conjuncts(condition)):
         return _negated(condition, ctx)
@@ -219,8 +221,10 @@ def _holds_for_cuda_users(term: Node, ctx: Context) -> bool:
     if node.type == "binary_expression" and operator(node) == "!=":
         sides = [unparen(node.child_by_field_name("left")), unparen(node.child_by_field_name("right"))]
         empty = [side for side in sides if side is not None and " ".join(text(side).split()) in {"null", "{ }", "{}"}]
-        supplied = [side for side in sides if side is not None and side.type == "variable_expression" and _supplied(side, ctx)]
+        supplied = [side for side in sides if side is not None and (_supplied(side, ctx) or _member_of_supplied_set(side, ctx))]
         return bool(empty) and bool(supplied)
+    if node.type == "has_attr_expression":
+        return _member_of_supplied_set(node, ctx)
     if node.type == "select_expression":
         names = attrpath_names(node.child_by_field_name("attrpath"))
         return text(node).startswith("config.") and bool(names) and _OPTION.match(names[-1] or "") is not None
@@ -230,9 +234,26 @@ def _holds_for_cuda_users(term: Node, ctx: Context) -> bool:
     return False
 
 
+def _member_of_supplied_set(node: Node, ctx: Context) -> bool:
+    """`cudaPackages ? cudatoolkit` or `cudaPackages.cudatoolkit` (compared with null), of a
+    package set `callPackage` passes, for a member every judged release of the set has: the
+    toolkit, or a redistributable NVIDIA ships in each of them (not a member nixpkgs builds from
+    source or another product, such as `cudnn` or `nccl`, which a release may leave null)."""
+    base = unparen(node.child_by_field_name("expression"))
+    names = attrpath_names(node.child_by_field_name("attrpath"))
+    if base is None or len(names) != 1 or names[0] is None or not _supplied(base, ctx) or not catalog.is_package_set_name(text(base)):
+        return False
+    name, reference = names[0], ctx.reference
+    if not reference.is_known(name) or (name in reference.members and not catalog.is_runfile_toolkit(name)):
+        return False
+    return set(reference.judged_releases(ctx.target)) <= set(reference.available_in(name))
+
+
 def _supplied(variable: Node, ctx: Context) -> bool:
     """A formal `callPackage` always passes: a CUDA package set (whatever its default), or a
     CUDA package without a default (`cuda_compat ? null` may be left null on purpose)."""
+    if variable.type != "variable_expression":
+        return False
     name = text(variable)
     binding = ctx.semantic.resolve(variable)
     if binding.kind != "formal" or binding.node is None or binding.node.type != "formal":

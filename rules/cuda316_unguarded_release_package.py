@@ -20,8 +20,18 @@ from the reference set (NVIDIA's manifests for 11.4 to 13.0): `cuda_crt`, `libnv
 
 Not flagged: packages every judged release has (`cuda_cudart`, `libcublas`, `cuda_cccl`), scope
 members built from source or from products of their own (`nccl`, `cudnn`, `cutlass`), selections
-with a default (`cudaPackages.cuda_crt or null`), a package formal with a default
-(`cuda_crt ? null`), names the reference set does not know (CUDA003). Contexts: the same in
+with a default (`cudaPackages.cuda_crt or null`), the fallback of one
+(`cudaPackages.cuda_profiler_api or cudaPackages.cuda_nvprof`: evaluated only in the releases that
+lack the first, judged there), a package formal with a default (`cuda_crt ? null`), a package
+tested rather than used (`cuda_compat != null`, `cuda_compat.meta.available`, also `or false`
+and through a `let` name: `enable = cuda_compat.meta.available or false;` guards
+`lib.optionalString enable "${cuda_compat}/compat"`), releases in which the package marks itself
+broken (`meta.broken = !(lib.versionAtLeast cudaVersion "12.1")`: refused there before its inputs
+are evaluated), the files of the CUDA package set itself on split-redist targets (a file taking
+`buildRedist`, `backendStdenv`, `cudaAtLeast`, ... as arguments: the set defines every package in
+every release, unavailable where the release lacks it, so the siblings it takes always evaluate,
+and nixpkgs builds some for releases whose NVIDIA manifests lack them, `cuda_crt` from
+`cuda_nvcc`'s archive for CUDA 12), and names the reference set does not know (CUDA003). Contexts: the same in
 packages, overrides, dev shells and modules, since an attribute a release lacks fails evaluation
 anywhere. Error when a release the target builds by default (or a configured one) lacks the
 package, warning when only another release that nixpkgs offers does (a warning that suggests `--nixpkgs` where the file's pin is a commit nothing dates).
@@ -91,7 +101,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import CudaRef
-from cudalint.nix.syntax import attrpath_names, flatten_apply, last_name, string_literal, text, unparen
+from cudalint.nix.syntax import attrpath_names, binding_value, flatten_apply, last_name, string_literal, text, unparen
 
 RULE = Rule(
     code="CUDA316",
@@ -113,6 +123,8 @@ _VERSIONED_SET = re.compile(r"^cudaPackages_(\d+)(?:_(\d+))?$")
 _RELEASE_NAMES = frozenset({"cudaMajorMinorVersion", "cudaVersion", "cudaMajorMinorPatchVersion"})
 _MAJOR_NAMES = frozenset({"cudaMajorVersion"})
 _COMPARISONS = {"cudaAtLeast": True, "cudaOlder": False, "versionAtLeast": True, "versionOlder": False}
+# Arguments only a file of the CUDA package set itself takes (its scope's own members).
+_SET_OWN_ARGUMENTS = frozenset({"buildRedist", "backendStdenv", "cudaAtLeast", "cudaOlder", "cudaMajorMinorVersion", "cudaMajorVersion", "cudaNamePrefix", "manifests", "cudaLib"})
 
 
 @dataclass(frozen=True)
@@ -135,13 +147,15 @@ def check(node: Node, ctx: Context) -> None:
     ref = semantic.cuda_ref(root)
     if ref is None or ref.via == "let" or ref.output == "meta" or not ctx.reference.is_known(ref.package):
         return  # `x.meta.available` asks whether the release has it
-    if ref.via == "formal" and _formal_has_default(semantic, ref):
+    if ref.via == "formal" and (_formal_has_default(semantic, ref) or _in_own_package_set(ctx)):
         return
+    if _tested_for_null(root):
+        return  # `cuda_compat != null` asks whether the release has it
     every = frozenset(ctx.reference.releases)
     have = frozenset(ctx.reference.available_in(ref.package))
     if have >= every:
         return
-    judged = frozenset(ctx.reference.judged_releases(ctx.target)) & _set_releases(ref.set_name, every)
+    judged = frozenset(ctx.reference.judged_releases(ctx.target)) & _set_releases(ref.set_name, every) & _not_broken_in(ctx, every)
     evaluated = judged & _reached(ctx, root, every, 0)
     missing = evaluated - have
     if not missing:
@@ -173,6 +187,49 @@ def _formal_has_default(semantic, ref: CudaRef) -> bool:
     return binding.node is not None and binding.node.type == "formal" and binding.node.child_by_field_name("default") is not None
 
 
+def _in_own_package_set(ctx: Context) -> bool:
+    """A file of the CUDA package set itself (it takes the set's own members as arguments:
+    `buildRedist`, `backendStdenv`, `cudaAtLeast`, ...) on a split-redist target: there the set
+    defines every package in every release (unavailable where the release lacks it), so a
+    sibling taken as an argument always evaluates, and nixpkgs builds some packages for releases
+    whose NVIDIA manifests lack them (`cuda_crt` from `cuda_nvcc`'s archive for CUDA 12)."""
+    memo = ctx.semantic.memo(__name__)
+    if "own set" not in memo:
+        function = ctx.semantic.top_function()
+        formals = function.child_by_field_name("formals") if function is not None else None
+        names = {text(f.child_by_field_name("name")) for f in formals.children_by_field_name("formal")} if formals is not None else set()
+        memo["own set"] = ctx.target.era.id == "split-redist" and bool(names & _SET_OWN_ARGUMENTS)
+    return memo["own set"]
+
+
+def _tested_for_null(root: Node) -> bool:
+    """`root` is an operand of `== null` / `!= null`: a test of the package, not a use."""
+    node = root
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    parent = node.parent
+    if parent is None or parent.type != "binary_expression" or text(parent.child_by_field_name("operator")) not in {"==", "!="}:
+        return False
+    other = parent.child_by_field_name("right") if parent.child_by_field_name("left") == node else parent.child_by_field_name("left")
+    return text(unparen(other)) == "null"
+
+
+def _not_broken_in(ctx: Context, every: frozenset[str]) -> frozenset[str]:
+    """The releases in which the package's `meta.broken` may be false: a package that marks
+    itself broken on other releases (`broken = !(lib.versionAtLeast cudaVersion "12.1")`) is
+    refused there before anything it lists is evaluated."""
+    memo = ctx.semantic.memo(__name__)
+    if "not broken" not in memo:
+        allowed = every
+        for binding in ctx.semantic.nodes_of_type("binding"):
+            names = attrpath_names(binding.child_by_field_name("attrpath"))
+            value = binding_value(binding)
+            if names[-1:] == ["broken"] and value is not None and (names[:1] == ["meta"] or "meta" in ctx.semantic.binding_path(binding)):
+                allowed &= _truth(ctx, value, every, 0).false
+        memo["not broken"] = allowed
+    return memo["not broken"]
+
+
 def _set_releases(set_name: str | None, every: frozenset[str]) -> frozenset[str]:
     match = _VERSIONED_SET.match(set_name or "")
     if match is None:
@@ -188,6 +245,7 @@ def _reached(ctx: Context, node: Node, every: frozenset[str], depth: int) -> fro
     for guard in ctx.semantic.guards(node):
         truth = _truth(ctx, guard.condition, every, 0)
         allowed &= truth.true if guard.positive else truth.false
+    allowed &= _fallback_releases(ctx, node, every)
     binding = ctx.semantic.let_binding_holding(node)
     if binding is None or depth >= _MAX_DEPTH:
         return allowed
@@ -199,6 +257,21 @@ def _reached(ctx: Context, node: Node, every: frozenset[str], depth: int) -> fro
     for use in uses:
         through_uses |= _reached(ctx, ctx.semantic.reference_root(use), every, depth + 1)
     return allowed & through_uses
+
+
+def _fallback_releases(ctx: Context, node: Node, every: frozenset[str]) -> frozenset[str]:
+    """For the fallback of `cudaPackages.cuda_profiler_api or cudaPackages.cuda_nvprof`, the
+    releases that lack the package it stands in for (it is evaluated only there)."""
+    allowed = every
+    child, parent = node, node.parent
+    while parent is not None:
+        if parent.type == "select_expression" and parent.child_by_field_name("default") == child:
+            names = attrpath_names(parent.child_by_field_name("attrpath"))
+            base = parent.child_by_field_name("expression")
+            if len(names) == 1 and names[0] is not None and ctx.semantic.package_set_name(base) is not None:
+                allowed &= _availability(ctx, names[0], every).false
+        child, parent = parent, parent.parent
+    return allowed
 
 
 def _truth(ctx: Context, condition: Node | None, every: frozenset[str], depth: int) -> _Truth:
@@ -231,7 +304,8 @@ def _truth(ctx: Context, condition: Node | None, every: frozenset[str], depth: i
         if len(names) == 1 and names[0] is not None and ctx.semantic.package_set_name(base) is not None:
             return _availability(ctx, names[0], every)
         return unknown
-    if kind == "select_expression" and node.child_by_field_name("default") is None:
+    default = node.child_by_field_name("default") if kind == "select_expression" else None
+    if kind == "select_expression" and (default is None or text(default) == "false"):  # `x.meta.available or false`
         package = _package_before_meta(ctx, node)
         return _availability(ctx, package, every) if package is not None else unknown
     if kind == "apply_expression":
