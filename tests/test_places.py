@@ -27,6 +27,16 @@ CASES = [
     ("pkg.nix", "{ python3Packages, MARK }: python3Packages.buildPythonPackage rec { src = ./.; dependencies = [ MARK ]; }", Kind.PACKAGE, "buildPythonPackage"),
     ("pkg.nix", "{ stdenv, MARK }: stdenv.mkDerivation (finalAttrs: { inherit (x) src; buildInputs = [ MARK ]; })", Kind.PACKAGE, "mkDerivation"),
     ("pkg.nix", "{ runCommand, MARK }: runCommand \"x\" { } ''cp ${MARK}/bin/x $out''", Kind.PACKAGE, "runCommand"),
+    # a builder given another stdenv builds a package (it overrides none)
+    (
+        "pkg.nix",
+        "{ buildPythonPackage, torch, MARK }: buildPythonPackage.override { inherit (torch) stdenv; } (finalAttrs: { src = ./.; dependencies = [ MARK ]; })",
+        Kind.PACKAGE,
+        "buildPythonPackage",
+    ),
+    ("pkg.nix", "{ python3Packages, MARK }: (python3Packages.buildPythonPackage.override { stdenv = MARK; }) { src = ./.; }", Kind.PACKAGE, "buildPythonPackage"),
+    ("pkg.nix", "{ buildPythonPackage, torch, MARK }: buildPythonPackage.override { stdenv = MARK; } (finalAttrs: { src = ./.; })", Kind.PACKAGE, "buildPythonPackage"),
+    ("pkg.nix", "{ buildPythonPackage, MARK }: buildPythonPackage.override { stdenv = MARK; }", Kind.PACKAGE, "buildPythonPackage"),
     ("default.nix", "{ lib, MARK }: lib.makeLibraryPath [ MARK ]", Kind.PACKAGE, "file"),
     # a module option nested inside a package is still the package's attribute
     ("pkg.nix", "{ stdenv, MARK }: stdenv.mkDerivation { src = ./.; passthru.environment = MARK; }", Kind.PACKAGE, "mkDerivation"),
@@ -59,6 +69,8 @@ CASES = [
     ("overlay.nix", "self: super: { cudaPackages = super.cudaPackages.overrideScope (f: p: { cudatoolkit = MARK; }); }", Kind.OVERRIDE, "overrideScope"),
     ("x.nix", "{ pkgs, MARK }: pkgs.foo.overrideAttrs (old: { buildInputs = old.buildInputs ++ [ MARK ]; })", Kind.OVERRIDE, "overrideAttrs"),
     ("x.nix", "{ pkgs, MARK }: pkgs.opencv.override { cudatoolkit = MARK; }", Kind.OVERRIDE, "override"),
+    ("x.nix", "{ python3Packages, MARK }: python3Packages.torch.override { cudaSupport = true; } // { x = MARK; }", Kind.PACKAGE, "file"),
+    ("x.nix", "{ pkgs, MARK }: (pkgs.opencv.override { enableCuda = true; }).overrideAttrs (old: { buildInputs = [ MARK ]; })", Kind.OVERRIDE, "overrideAttrs"),
     ("x.nix", "{ MARK }: import <nixpkgs> { config.packageOverrides = pkgs: { y = MARK; }; }", Kind.OVERRIDE, "packageOverrides"),
     ("flake.nix", "{ outputs = _: { pkgs = import nixpkgs { overlays = [ (f: p: { y = MARK; }) ]; }; }; }", Kind.OVERRIDE, "overlays"),
     # a package defined in an overlay is a package
@@ -233,3 +245,19 @@ def test_a_derivation_with_nothing_to_build_is_a_nix_shell_environment(tmp_path,
     assert found(check_json(tmp_path, monkeypatch, capsys, "env/default.nix", NIX_SHELL), "CUDA101") == [("info", "dev shell")]
     package = NIX_SHELL.replace('name = "cuda-env";', 'name = "cuda-env"; src = ./.;')
     assert found(check_json(tmp_path, monkeypatch, capsys, "pkg/default.nix", package), "CUDA101") == [("warning", "package")]
+
+
+BUILDER_WITH_STDENV = """{ buildPythonPackage, torch, cudaPackages }:
+buildPythonPackage.override { inherit (torch) stdenv; } (finalAttrs: {
+  pname = "kernels";
+  version = "1.0";
+  src = ./.;
+  makeWrapperArgs = [ "--prefix" "LD_LIBRARY_PATH" ":" "${cudaPackages.cuda_cudart}/lib" ];
+})
+"""
+
+
+def test_a_builder_given_another_stdenv_builds_a_package(tmp_path, monkeypatch, capsys) -> None:
+    # a package's `LD_LIBRARY_PATH` gets the package fix (an override of someone else's package would not)
+    [finding] = [f for f in check_json(tmp_path, monkeypatch, capsys, "kernels.nix", BUILDER_WITH_STDENV) if f["code"] == "CUDA101"]
+    assert finding["context"] == "package" and finding["fix"] is not None

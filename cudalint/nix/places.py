@@ -10,8 +10,9 @@ The innermost construct that decides wins, so a `mkDerivation` inside a NixOS mo
 `environment.systemPackages` is a package, and a `mkShell` inside a flake is a dev shell:
 
 - a builder call whose argument holds the node: `mkShell`/`mkShellNoCC`/`buildFHSEnv`... (shell);
-  `mkDerivation`, `buildPythonPackage`, ... (package; a `mkDerivation` with no source
-  and no phases is a nix-shell environment); `runCommand`, `symlinkJoin`, wrappers
+  `mkDerivation`, `buildPythonPackage`, ... (package, also with another stdenv:
+  `buildPythonPackage.override { stdenv = ...; } (finalAttrs: { ... })`; a `mkDerivation` with no
+  source and no phases is a nix-shell environment); `runCommand`, `symlinkJoin`, wrappers
   (package); `.override`, `overrideAttrs`, `overrideScope`, ... (override);
 - an attribute: `devShells`/`devShell`/`devshells`/`shellHook`/`enterShell` and devenv's
   flake-parts `devenv.shells` (shell), `packages.<name>` of a flake or flake-parts' `perSystem` (package),
@@ -239,6 +240,11 @@ def call_place_of(apply: Node) -> Place | None:
     function, arguments = flatten_apply(call)
     name = last_name(function)
     dotted = dotted_name(function) or ""
+    overridden = _overridden_builder(function)
+    if overridden is not None:  # `buildPythonPackage.override { stdenv = ...; } (finalAttrs: { ... })`
+        name = overridden
+        if function.type == "select_expression":  # not `(buildPythonPackage.override { ... })`
+            arguments = arguments[1:]  # the first is the override's `{ stdenv = ...; }`
     if name in SHELL_BUILDERS or ".mkShell." in f".{dotted}.":
         return Place(Kind.SHELL, name or "mkShell", call)
     if name in OVERRIDE_CALLS:
@@ -253,6 +259,18 @@ def call_place_of(apply: Node) -> Place | None:
         return Place(Kind.PACKAGE, name, call, name)
     if name in WRAPPER_BUILDERS:
         return Place(Kind.PACKAGE, name, call)
+    return None
+
+
+def _overridden_builder(function: Node) -> str | None:
+    """`buildPythonPackage` of `buildPythonPackage.override { stdenv = ...; }` (also in parentheses):
+    the builder with another stdenv builds a package, it overrides none."""
+    target = unparen(function)
+    if target is not None and target.type == "apply_expression":
+        target = unparen(flatten_apply(target)[0])
+    parts = (dotted_name(target) or "").split(".")
+    if len(parts) >= 2 and parts[-1] == "override" and parts[-2] in DERIVATION_BUILDERS | WRAPPER_BUILDERS:
+        return parts[-2]
     return None
 
 
