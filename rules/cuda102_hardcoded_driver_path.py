@@ -5,7 +5,9 @@ Flags the literal driver directory of NixOS, `/run/opengl-driver/lib` and
 `shellHook`s, wrapper arguments, NixOS options. In build flags (`-L/run/opengl-driver/lib`,
 `NIX_LDFLAGS`, `EXTRA_LDFLAGS`, `cmakeFlags`) the message also says that it is an impure host
 path at build time. Not flagged: the path in a Nix comment or in a comment of shell code, paths
-under another root (`${root}/run/opengl-driver/lib`), `meta` text, and
+under another root (`${root}/run/opengl-driver/lib`), `meta` text, the script of a test's
+`runCommand` (named `...test...`, in a `tests/` directory, or with `requiredSystemFeatures`:
+a test that checks the driver's mount expects the literal path), and
 `${addDriverRunpath.driverLink}/lib` itself. Whether the path belongs on `LD_LIBRARY_PATH` at
 all is CUDA101's concern; this rule is only about how it is spelled.
 
@@ -72,6 +74,7 @@ from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Sever
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import STRING_TYPES
 from cudalint.rules._driver import DRIVER_DIR, driver_runpath_name, in_shell_comment, in_shell_message, is_host_path, spell_toplevel, stray_32bit_dir
+from cudalint.rules._test_code import in_test_script
 
 RULE = Rule(
     code="CUDA102",
@@ -102,8 +105,8 @@ def check(node: Node, ctx: Context) -> None:
     if DRIVER_DIR.encode() not in data:
         return
     path = ctx.semantic.binding_path(string)
-    if "meta" in path:
-        return
+    if "meta" in path or in_test_script(string, ctx):
+        return  # a test checking the driver's mount expects the literal path
     shell = ctx.semantic.shell_text(string)
     for match in _PATH.finditer(data):
         start = node.start_byte + match.start()

@@ -100,6 +100,7 @@ from cudalint.nix.syntax import (
     unparen,
 )
 from cudalint.rules._cuda_compilation import contains
+from cudalint.rules._test_code import in_test_script
 
 _ARCH_VARIABLES = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS", "TORCH_CUDA_ARCH_LIST", "CUDA_ARCH_BIN", "CUDA_ARCH_PTX"})
 
@@ -231,28 +232,11 @@ def _is_expected_value(node: Node, ctx: Context) -> bool:
             return True
         if ancestor.type == "assert_expression" and contains(ancestor.child_by_field_name("condition"), node):
             return True  # `assert lib.hasInfix ''TORCH_CUDA_ARCH_LIST="8.9"'' drv.preConfigure;`
-        if ancestor.type == "apply_expression" and _test_script(ancestor, ctx):
-            return True
         if ancestor.type == "binding" and ancestor.parent is not None and ancestor.parent.parent is not None and ancestor.parent.parent.type == "let_expression":
             names = attrpath_names(ancestor.child_by_field_name("attrpath"))
             if len(names) == 1 and names[0] is not None and _compared_in(ancestor.parent.parent, names[0]):
                 return True
-    return False
-
-
-# Builders of a test's script: its architectures are inputs the test feeds in (and may expect to fail).
-_TEST_RUNNERS = frozenset({"runCommand", "runCommandCC", "runCommandLocal", "runCommandNoCC"})
-
-
-def _test_script(apply: Node, ctx: Context) -> bool:
-    """`runCommand "...-tests-..." { } ''...''` in a test file (its name or path says test)."""
-    if outermost_apply(apply) != apply:
-        return False
-    function, arguments = flatten_apply(apply)
-    if last_name(function) not in _TEST_RUNNERS or not arguments:
-        return False
-    name = string_literal(arguments[0]) or text(arguments[0])
-    return "test" in name.lower() or "/tests/" in ctx.source.path.replace("\\", "/")
+    return in_test_script(node, ctx)
 
 
 def _compares(expression: Node) -> bool:
