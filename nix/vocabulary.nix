@@ -124,6 +124,12 @@ in
       evidence = [ (pr 167016) ];
       note = "as `cudaMajorMinorVersion`";
     };
+    "torch.cudaCapabilities" = {
+      from = "2023-03-31";
+      until = null;
+      evidence = [ (pr 218035) (pr 220609) "https://github.com/NixOS/nixpkgs/issues/220377" ];
+      note = "the capabilities torch was built for, in its passthru: asked for in issue #220377 (2023-03-09) from the review of PR #218035, exposed only with cudaSupport by PR #220609 (opened 2023-03-11); the end of that month is a day by which it certainly exists";
+    };
     "lib.getOutput" = {
       from = null;
       until = null;

@@ -18,7 +18,8 @@ cudaPackages cudaSupport;`, `cudaSupport ? torch.cudaSupport`), a `cudaPackages`
 never uses, a dependency taken only for tests (`nativeCheckInputs`, `checkInputs`,
 `optional-dependencies`), a package that compiles CUDA code of its own next to OpenCV (`cuda_nvcc`
 among its inputs: OpenCV offers no set to follow), `magma` (torch chooses it to match its own set),
-and `torch-bin` (a wheel, whose CUDA release is fixed). Contexts: package files and overrides;
+and `torch-bin` (a wheel, whose CUDA release is fixed), and the architectures on a target whose
+torch does not expose `cudaCapabilities` yet (before 2023-03, PRs #218035, #220609). Contexts: package files and overrides;
 dev shells and modules, which take no `torch` formal, are not judged.
 
 ## Why
@@ -246,6 +247,8 @@ def _check_arch_list(binding: Node, ctx: Context) -> None:
     value = binding.child_by_field_name("expression")
     if value is None:
         return
+    if not ctx.reference.has("torch.cudaCapabilities", ctx.target):
+        return  # torch did not say which architectures it was built for yet (2023-03)
     for node in _arch_sources(value, ctx):
         fix = Fix("Use `torch.cudaCapabilities`", Applicability.UNSAFE, (edits.replace(node, "torch.cudaCapabilities"),)) if last_name(node) == "cudaCapabilities" else None
         ctx.report(node, f"`{text(node)}` can differ from the architectures `torch` was built for: use `torch.cudaCapabilities`", fixes=[fix])
