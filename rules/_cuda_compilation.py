@@ -67,8 +67,9 @@ def compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alon
     """nvcc is reachable (the caller checked) and something compiles with it: CMake's CUDA
     language, nvcc in a phase, `.cu` sources, architecture flags, a `-DUSE_CUDA`-style switch,
     `cudaPackages.flags`, or a torch extension (with `torch_alone`, any torch among a Python
-    package's attributes: with nvcc there, it builds one). A package that only links CUDA
-    libraries, and a repackaged binary, compile nothing with nvcc."""
+    package's attributes: with nvcc there, it builds one; not when CMake configures the build,
+    whose options then decide). A package that only links CUDA libraries, and a repackaged
+    binary, compile nothing with nvcc."""
     return _memoised("compiles", attrset, ctx, lambda: _compiles_device_code(attrset, function, ctx, torch_alone), function, torch_alone)
 
 
@@ -81,6 +82,8 @@ def _compiles_device_code(attrset: Node, function: Node, ctx: Context, torch_alo
         if len(names) == 1 and names[0] in _NOTHING_COMPILED and value is not None and text(value) == _NOTHING_COMPILED[names[0]]:
             return False
     python = last_name(function) in PYTHON_BUILDERS or unparen(function).type == "apply_expression"
+    # with CMake configuring the build, its options say whether CUDA is compiled, not torch's presence
+    torch_alone = torch_alone and not builds_with_cmake(attrset, ctx)
     for node in reachable(attrset, ctx):
         if spells(node, _COMPILES_CUDA):
             return True
