@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -64,12 +65,45 @@ def test_reindenting_keeps_matches(workdir) -> None:
     assert dropped == 1
 
 
-def test_editing_the_flagged_line_unbaselines_it(workdir) -> None:
+def test_editing_around_the_flagged_text_keeps_it_baselined(workdir) -> None:
     write_baseline("baseline.json", [checked("a.nix", TOOLKIT)])
     edited = TOOLKIT.replace("[ cudatoolkit ]", "[ cudatoolkit cmake ]")
     kept, dropped = load_baseline("baseline.json").filter([checked("a.nix", edited)])
+    assert dropped == 1 and codes(kept) == []
+
+
+def test_a_rewritten_flagged_text_stays_old_up_to_the_rules_count_in_the_file(workdir) -> None:
+    write_baseline("baseline.json", [checked("a.nix", TOOLKIT)])
+    edited = TOOLKIT.replace("{ stdenv, cudatoolkit }", "{ stdenv, cudaPackages }").replace("[ cudatoolkit ]", "[ cudaPackages.cudatoolkit ]")
+    kept, dropped = load_baseline("baseline.json").filter([checked("a.nix", edited)])
+    assert dropped == 1 and codes(kept) == []
+    grown = edited.replace('  pname = "saxpy";\n', '  pname = "saxpy";\n  buildInputs = [ cudaPackages.cudatoolkit_11 ];\n')
+    kept, dropped = load_baseline("baseline.json").filter([checked("a.nix", grown)])
+    assert dropped == 1 and [code for _, code, _ in codes(kept)] == ["CUDA001"]
+    kept, dropped = load_baseline("baseline.json").filter([checked("b.nix", edited)])  # another file
     assert dropped == 0
-    assert codes(kept) == [("a.nix", "CUDA001", 4)]
+
+
+def test_exact_matches_win_over_anchors(workdir) -> None:
+    """Two findings with the same flagged text, one baselined: the one whose line is unchanged
+    is the old one; the other is reported."""
+    two = TOOLKIT.replace('  pname = "saxpy";\n', '  pname = "saxpy";\n  propagatedBuildInputs = [ cudatoolkit ];\n')
+    write_baseline("baseline.json", [checked("a.nix", TOOLKIT)])
+    kept, dropped = load_baseline("baseline.json").filter([checked("a.nix", two)])
+    assert dropped == 1 and [line for _, _, line in codes(kept)] == [4]
+
+
+def test_a_baseline_written_before_fix_still_matches_after_it(workdir, capsys) -> None:
+    """The issue's case: --fix rewrote the lines of findings it did not fix; they stay old."""
+    from cudalint.frontend.cli import main
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "legacy-cuda-package.nix"
+    Path("pkg.nix").write_text(example.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["check", "--isolated", "--jobs", "1", "--write-baseline", "baseline.json", "pkg.nix"]) == 0
+    assert main(["check", "--isolated", "--jobs", "1", "--fix", "--exit-zero", "pkg.nix"]) == 0
+    capsys.readouterr()
+    assert main(["check", "--isolated", "--jobs", "1", "--output-format", "json", "--baseline", "baseline.json", "pkg.nix"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
 
 
 def test_a_new_finding_is_reported(workdir) -> None:

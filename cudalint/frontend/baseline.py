@@ -3,9 +3,13 @@ then `--baseline FILE`).
 
 A finding is identified by (path relative to the baseline file's directory, code, fingerprint),
 where the fingerprint hashes the flagged text and the stripped text of the line(s) it sits on,
-with whitespace runs collapsed. Line numbers are not part of it, so edits elsewhere that move
-lines keep findings matched; editing the flagged line itself makes its finding new again.
-Matching is a multiset: two identical findings baselined once leave the second one reported.
+with whitespace runs collapsed, and by an anchor that hashes the code and the flagged text
+alone. Line numbers are part of neither, so edits elsewhere that move lines keep findings
+matched. Matching is a multiset, in three passes over what is left by the one before: exact
+fingerprints, then anchors (a finding whose line was rewritten around it), then the rule alone
+within the file (a finding whose flagged text another fix rewrote: `--fix` renaming
+`addOpenGLRunpath` leaves CUDA108 on `addDriverRunpath`). So a file's findings of a rule stay
+old up to the number baselined, and one more is new. Version 1 files (no anchors) are still read.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from cudalint.lint.model import Diagnostic
 from cudalint.lint.results import FileResult
 from cudalint.nix.source import SourceFile
 
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 _WHITESPACE = re.compile(r"\s+")
 
 Key = tuple[str, str, str]  # (path, code, fingerprint)
@@ -47,6 +52,14 @@ def fingerprint(source: SourceFile, diagnostic: Diagnostic) -> str:
     last = source.line_of(max(start, end - 1))
     lines = " ".join(source.line_text(line).strip() for line in range(first, last + 1))
     material = "\x00".join((diagnostic.code, _normalise(source.slice(start, end)), _normalise(lines)))
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def anchor(source: SourceFile, diagnostic: Diagnostic) -> str:
+    """The second-pass key: the finding's code and flagged text only (not the lines around it)."""
+    start = max(0, min(diagnostic.start, len(source.data)))
+    end = max(start, min(diagnostic.end, len(source.data)))
+    material = "\x00".join((diagnostic.code, _normalise(source.slice(start, end))))
     return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
@@ -73,6 +86,8 @@ class Baseline:
 
     root: Path
     counts: Counter[Key]
+    # fingerprint key -> (path, code, anchor) of the same finding (version 2 files)
+    anchors: dict[Key, Key] = dataclasses.field(default_factory=dict)
     unmatched: int = 0  # after `filter`: baselined findings no longer present (fixed since)
 
     def __len__(self) -> int:
@@ -81,21 +96,50 @@ class Baseline:
     def filter(self, results: list[FileResult]) -> tuple[list[FileResult], int]:
         """The results without baselined findings, and how many findings were dropped."""
         remaining = Counter(self.counts)
+        # first pass: exact fingerprints, all files
+        unmatched: list[tuple[int, Key, Diagnostic]] = []
+        keep: list[set[int]] = []
+        for index, result in enumerate(results):
+            keep.append(set())
+            for position, (key, diagnostic) in enumerate(_keys(result, self.root)):
+                if remaining[key] > 0:
+                    remaining[key] -= 1
+                else:
+                    keep[index].add(position)
+                    assert result.source is not None
+                    unmatched.append((index, (key[0], key[1], anchor(result.source, diagnostic)), diagnostic))
+        # second pass: what is left, by anchor, against the baselined findings left
+        by_anchor: dict[Key, list[Key]] = {}
+        for key, count in remaining.items():
+            if count > 0 and key in self.anchors:
+                by_anchor.setdefault(self.anchors[key], []).append(key)
+        matched_late: set[int] = set()
+        for index, key, diagnostic in unmatched:
+            candidates = by_anchor.get(key, [])
+            while candidates and remaining[candidates[-1]] == 0:
+                candidates.pop()
+            if candidates:
+                remaining[candidates[-1]] -= 1
+                matched_late.add(id(diagnostic))
+        # third pass: the rule within the file, against the baselined findings still left
+        per_rule: Counter[tuple[str, str]] = Counter()
+        for key, count in remaining.items():
+            if count > 0:
+                per_rule[key[0], key[1]] += count
+        for index, key, diagnostic in unmatched:
+            if id(diagnostic) not in matched_late and per_rule[key[0], key[1]] > 0:
+                per_rule[key[0], key[1]] -= 1
+                matched_late.add(id(diagnostic))
         kept_results: list[FileResult] = []
         dropped = 0
-        for result in results:
+        for index, result in enumerate(results):
             if result.source is None or not result.diagnostics:
                 kept_results.append(result)
                 continue
-            kept: list[Diagnostic] = []
-            for key, diagnostic in _keys(result, self.root):
-                if remaining[key] > 0:
-                    remaining[key] -= 1
-                    dropped += 1
-                else:
-                    kept.append(diagnostic)
+            kept = [d for position, d in enumerate(result.diagnostics) if position in keep[index] and id(d) not in matched_late]
+            dropped += len(result.diagnostics) - len(kept)
             kept_results.append(dataclasses.replace(result, diagnostics=kept))
-        self.unmatched = sum(remaining.values())
+        self.unmatched = sum(per_rule.values())
         return kept_results, dropped
 
 
@@ -113,22 +157,27 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
         raise BaselineError(f"baseline file {path} is not valid JSON ({error}); regenerate it with --write-baseline") from None
     if not isinstance(data, dict) or "version" not in data:
         raise BaselineError(f"{path} is not a cudalint baseline (no version field)")
-    if data["version"] != VERSION:
-        raise BaselineError(f"baseline file {path} has version {data['version']!r}; this cudalint reads version {VERSION}: regenerate it with --write-baseline")
+    if data["version"] not in READABLE_VERSIONS:
+        readable = " and ".join(map(str, READABLE_VERSIONS))
+        raise BaselineError(f"baseline file {path} has version {data['version']!r}; this cudalint reads versions {readable}: regenerate it with --write-baseline")
     entries = data.get("findings")
     if not isinstance(entries, list):
         raise BaselineError(f"baseline file {path} is corrupt: `findings` must be a list")
     counts: Counter[Key] = Counter()
+    anchors: dict[Key, Key] = {}
     for index, entry in enumerate(entries):
         try:
             key = (entry["path"], entry["code"], entry["fingerprint"])
             count = entry.get("count", 1)
+            anchor_value = entry.get("anchor")
         except (TypeError, KeyError, AttributeError):
             raise BaselineError(f"baseline file {path} is corrupt: finding #{index + 1} needs `path`, `code` and `fingerprint`") from None
-        if not all(isinstance(part, str) for part in key) or not isinstance(count, int) or count < 1:
+        if not all(isinstance(part, str) for part in key) or not isinstance(count, int) or count < 1 or not isinstance(anchor_value, (str, type(None))):
             raise BaselineError(f"baseline file {path} is corrupt: finding #{index + 1} has values of the wrong type")
         counts[key] += count
-    return Baseline(path.parent, counts)
+        if anchor_value is not None:
+            anchors[key] = (key[0], key[1], anchor_value)
+    return Baseline(path.parent, counts, anchors)
 
 
 def _file_mode(path: Path) -> int:
@@ -156,6 +205,7 @@ def write_baseline(path: str | os.PathLike[str], results: list[FileResult]) -> i
                 "path": key[0],
                 "code": key[1],
                 "fingerprint": key[2],
+                "anchor": anchor(result.source, diagnostic),
                 "count": 1,
                 # For people reading the file; not used for matching.
                 "line": result.source.location(diagnostic.start)[0],
