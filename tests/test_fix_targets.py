@@ -156,6 +156,6 @@ def test_cuda_nvcc_keeps_bin_until_the_cuda_13_rework() -> None:
     (2023-07) to the CUDA 13 rework (PR #437723), after which `cuda_nvcc` has only `out`."""
     for nixpkgs in ("24.05", "24.11", "25.05", "2025-09-30"):
         assert "bin" in reference.outputs("cuda_nvcc", reference.target(nixpkgs)), nixpkgs
-    for nixpkgs in ("25.11", None):
-        assert reference.outputs("cuda_nvcc", reference.target(nixpkgs)) == ("out",), nixpkgs
+    for newer in ("25.11", None):
+        assert reference.outputs("cuda_nvcc", reference.target(newer)) == ("out",), newer
     assert reference.outputs("cuda_nvcc", reference.target("22.11")) == ("out",)

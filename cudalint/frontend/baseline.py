@@ -97,7 +97,7 @@ class Baseline:
         """The results without baselined findings, and how many findings were dropped."""
         remaining = Counter(self.counts)
         # first pass: exact fingerprints, all files
-        unmatched: list[tuple[int, Key, Diagnostic]] = []
+        unmatched: list[tuple[Key, Diagnostic]] = []
         keep: list[set[int]] = []
         for index, result in enumerate(results):
             keep.append(set())
@@ -107,14 +107,14 @@ class Baseline:
                 else:
                     keep[index].add(position)
                     assert result.source is not None
-                    unmatched.append((index, (key[0], key[1], anchor(result.source, diagnostic)), diagnostic))
+                    unmatched.append(((key[0], key[1], anchor(result.source, diagnostic)), diagnostic))
         # second pass: what is left, by anchor, against the baselined findings left
         by_anchor: dict[Key, list[Key]] = {}
         for key, count in remaining.items():
             if count > 0 and key in self.anchors:
                 by_anchor.setdefault(self.anchors[key], []).append(key)
         matched_late: set[int] = set()
-        for index, key, diagnostic in unmatched:
+        for key, diagnostic in unmatched:
             candidates = by_anchor.get(key, [])
             while candidates and remaining[candidates[-1]] == 0:
                 candidates.pop()
@@ -126,7 +126,7 @@ class Baseline:
         for key, count in remaining.items():
             if count > 0:
                 per_rule[key[0], key[1]] += count
-        for index, key, diagnostic in unmatched:
+        for key, diagnostic in unmatched:
             if id(diagnostic) not in matched_late and per_rule[key[0], key[1]] > 0:
                 per_rule[key[0], key[1]] -= 1
                 matched_late.add(id(diagnostic))
