@@ -18,7 +18,8 @@ next to the toolkit (the hook sets the host compiler for every nvcc the build ru
 that only links CUDA libraries (an NVML monitor, a profiler's headers);
 repackaged binaries (`dontBuild = true`, wheels); a `mkDerivation` that is only a nix-shell
 environment (no `src`, no phases: the dev-shell context, like `mkShell`) and nvcc inside a
-`buildFHSEnv`; a host compiler chosen explicitly (`-ccbin`, `CUDAHOSTCXX`,
+`buildFHSEnv`; a host compiler chosen explicitly (`-ccbin`, `CUDAHOSTCXX`, Bazel's
+`GCC_HOST_COMPILER_PATH`,
 `CMAKE_CUDA_HOST_COMPILER`, `CC`/`CXX`/`PATH` from `${cudatoolkit.cc}`, `${backendStdenv.cc}`,
 `${gcc12Stdenv.cc}`); `overrideCC` before `backendStdenv` existed (early 2023) and with a
 compiler that is not GCC (clang); `backendStdenv.mkDerivation`, `effectiveStdenv`/`stdenv'` bound to an
@@ -172,7 +173,8 @@ PINNED_RELEASES = frozenset({"25.11"})
 # `buildPythonPackage { stdenv = ...; }` warns from 25.11 on (PR #476401: it stops evaluating
 # cleanly once 25.11 is the oldest supported release); `.override { stdenv = ...; }` replaces it.
 PYTHON_STDENV_DEPRECATED = "2025-11-01"
-_HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN|NVCC_PREPEND_FLAGS")
+# (`GCC_HOST_COMPILER_PATH`: how TensorFlow/XLA Bazel builds are told nvcc's host compiler)
+_HOST_COMPILER = re.compile(r"-ccbin|--compiler-bindir|CUDAHOSTCXX|CUDA_HOST_COMPILER|NVCC_CCBIN|NVCC_PREPEND_FLAGS|GCC_HOST_COMPILER")
 # Compilers chosen on purpose: `${cudatoolkit.cc}`, `${backendStdenv.cc}`, `${gcc12Stdenv.cc}`, `${gcc12}`.
 _CHOSEN_COMPILER_OWNER = re.compile(r"^(?:backendStdenv|gcc\d+Stdenv|clang\d+Stdenv|gcc\d+|cudatoolkit(?:_\d+(?:_\d+)?)?)$")
 # A GCC handed to `overrideCC` (`gcc11`, `buildPackages.gcc12`, `gcc12.cc`): nvcc's compiler picked by hand.
@@ -341,7 +343,7 @@ def _check_bazel(apply: Node, ctx: Context) -> bool:
     attrset = derivation_attrset(arguments[-1])
     if attrset is None or ctx.place(attrset).is_shell:
         return True
-    if not any(spells(node, _BAZEL_CUDA) for node in reachable(attrset, ctx)):
+    if not any(spells(node, _BAZEL_CUDA) for node in reachable(attrset, ctx)) or _picks_host_compiler(attrset, ctx):
         return True
     ctx.report(function, "`buildBazelPackage` compiles CUDA with the plain stdenv: write `(buildBazelPackage.override { stdenv = cudaPackages.backendStdenv; })`")
     return True
