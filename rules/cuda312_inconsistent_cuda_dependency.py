@@ -16,7 +16,9 @@ output already propagates.
 Not flagged: files that already follow the dependency (`inherit (torch) cudaCapabilities
 cudaPackages cudaSupport;`, `cudaSupport ? torch.cudaSupport`), a `cudaPackages` formal the file
 never uses, a dependency taken only for tests (`nativeCheckInputs`, `checkInputs`,
-`optional-dependencies`), a package that compiles CUDA code of its own next to OpenCV (`cuda_nvcc`
+`optional-dependencies`, also nested: `optional-dependencies.testing`), a file that hands the
+dependency to something other than a build input (a GPU test helper's `libraries = [ torch ]`:
+it builds nothing against it), a package that compiles CUDA code of its own next to OpenCV (`cuda_nvcc`
 among its inputs: OpenCV offers no set to follow), `magma` (torch chooses it to match its own set),
 and `torch-bin` (a wheel, whose CUDA release is fixed), and the architectures on a target whose
 torch does not expose `cudaCapabilities` yet (before 2023-03, PRs #218035, #220609). Contexts: package files and overrides;
@@ -92,6 +94,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, bindings_of, dotted_name, identifier_name, last_name, text, unparen
+from cudalint.rules._cuda_switch import in_attribute
 
 # The environment variable torch extensions read their architectures from.
 _ARCH_LIST = "TORCH_CUDA_ARCH_LIST"
@@ -115,6 +118,8 @@ SET_CARRIERS = ("torch", "faiss", "onnxruntime")
 OPENCV = ("opencv4", "opencv")
 # Inputs that only serve tests or optional features: taking the dependency there builds nothing against it.
 _TEST_INPUTS = frozenset({"nativeCheckInputs", "checkInputs", "installCheckInputs", "nativeInstallCheckInputs", "optional-dependencies"})
+# Inputs a package builds against (not a test helper's `libraries = [ torch ]`).
+_BUILD_INPUTS = (catalog.INPUT_ATTRIBUTES | {"packages"}) - _TEST_INPUTS
 # Selections of the dependency that are about its CUDA build.
 _ARCH_NAMES = frozenset({"cudaCapabilities", "cmakeCudaArchitecturesString", "cudaArchList", "realArches", "arches"})
 
@@ -140,11 +145,12 @@ def _builds_against(ctx: Context, formal: Node) -> bool:
     other than a test input, or reads one of its attributes (`torch.cudaSupport`)."""
     name = text(formal.child_by_field_name("name"))
     for use in ctx.semantic.uses(name, formal):
+        if in_attribute(use, _TEST_INPUTS):
+            continue  # `optional-dependencies.testing = [ torch ]`, however nested
         parent = use.parent
         if parent is not None and parent.type == "select_expression" and parent.child_by_field_name("expression") == use:
             return True
-        attrs = ctx.semantic.input_attrs(use)
-        if attrs and not attrs <= _TEST_INPUTS:
+        if ctx.semantic.input_attrs(use) & _BUILD_INPUTS:
             return True
     return False
 

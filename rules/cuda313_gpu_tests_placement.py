@@ -32,10 +32,11 @@ CUDA (no switch: its maintainers see the failures in every build); and the impli
 `onnxruntime`) whose effect on the tests the file does not show; checks written out that need
 no GPU (an `installCheckPhase` or `checkPhase` that runs only a program's `--help` or
 `--version`, a Python import (`python -c "import x"`), `runHook`, `echo`, `grep`; or
-`versionCheckHook` alone in `nativeInstallCheckInputs`); and a `"cuda"` feature asked for only
-when the package's own tests are on (`requiredSystemFeatures = lib.optionals
-finalAttrs.finalPackage.doCheck [ "cuda" ];` next to `doCheck = false;`: whoever turns the
-tests on asks for a GPU builder on purpose).
+`versionCheckHook` or `udevCheckHook` alone in `nativeInstallCheckInputs`); and a `"cuda"`
+feature asked for only when the package's own tests are on (`requiredSystemFeatures =
+lib.optionals finalAttrs.finalPackage.doCheck [ "cuda" ];` next to `doCheck = false;`, or a
+switch of its own such as `doCheckGpu`: whoever turns the tests on asks for a GPU builder on
+purpose).
 
 Contexts: packages only; overrides, dev shells and modules are never flagged.
 
@@ -131,6 +132,7 @@ from cudalint.nix.syntax import (
     bindings_of,
     descendants,
     flatten_apply,
+    last_name,
     string_literal,
     text,
     unparen,
@@ -159,7 +161,10 @@ _TEST_SETTING = re.compile(r"[Cc]heck|[Tt]est")
 _SOURCES = frozenset({"src", "srcs"})
 # The phase each check switch runs, and its hooks.
 _CHECK_PHASES = {"doCheck": ("checkPhase", "preCheck", "postCheck"), "doInstallCheck": ("installCheckPhase", "preInstallCheck", "postInstallCheck")}
-_CHECK_SWITCH_WORD = re.compile(r"\bdo(?:Install)?Check\b")
+# `doCheck`, `doInstallCheck`, and a package's own switch for its GPU tests (`doCheckGpu`).
+_CHECK_SWITCH_WORD = re.compile(r"\bdo\w*Checks?\w*\b")
+# Install-check hooks that look at the installed files, never run the package's code on a GPU.
+_STATIC_CHECK_HOOKS = frozenset({"versionCheckHook", "udevCheckHook"})
 # Arguments with which a program describes itself instead of doing its work.
 _SELF_DESCRIPTIONS = frozenset({b"--help", b"-h", b"-help", b"--version", b"-V", b"-v", b"-version", b"version", b"help", b"--usage"})
 # Commands of a check phase that run no program of the package.
@@ -293,12 +298,14 @@ def _follows_check_switch(value: Node, ctx: Context) -> bool:
 def _checks_need_no_gpu(attrset: Node, switch: str, ctx: Context) -> bool:
     """The checks `switch` turns on are written out and run nothing that needs a GPU: a program's
     `--help` or `--version`, a Python import, `runHook`, `echo`; or, for the install check,
-    `versionCheckHook` alone."""
+    `versionCheckHook` or `udevCheckHook` alone."""
     bindings = {attrpath_names(b.child_by_field_name("attrpath"))[0]: b for b in bindings_of(attrset) if b.type == "binding" and len(attrpath_names(b.child_by_field_name("attrpath"))) == 1}
     phase, *hooks = _CHECK_PHASES[switch]
     if phase not in bindings:
         inputs = bindings.get("nativeInstallCheckInputs")
-        if switch != "doInstallCheck" or inputs is None or "versionCheckHook" not in text(inputs):
+        value = binding_value(inputs) if inputs is not None else None
+        elements = [n for n in descendants(value) if n.type in ("variable_expression", "select_expression") and n.parent is not None and n.parent.type == "list_expression"] if value else []
+        if switch != "doInstallCheck" or not elements or any(last_name(n) not in _STATIC_CHECK_HOOKS for n in elements):
             return False
     for name in (phase, *hooks):
         binding = bindings.get(name)
