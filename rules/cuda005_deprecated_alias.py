@@ -13,7 +13,9 @@ the scope's hooks before April 2024), where the new name may not exist yet.
 
 ## Why
 The CUDA package set keeps these names as aliases so that old expressions still evaluate, but
-they warn (or throw when `allowAliases = false`) and are removed in later releases.
+they warn (or throw when `allowAliases = false`) and are removed in later releases. `cusparselt`
+is kept without a warning (`cusparselt = final.libcusparse_lt;`): an info that asks for the
+package's own name.
 `cudaPackages.cudaFlags` became `cudaPackages.flags` (PR #322070), `cudaVersion` became
 `cudaMajorMinorVersion`, `cusparselt` became `libcusparse_lt`, and the runpath hooks moved out of
 the CUDA scope to the top level of nixpkgs.
@@ -107,7 +109,25 @@ def _advice(name: str) -> str:
 
 
 def _message(written: str, name: str) -> str:
-    return f"`{written}` is a deprecated alias in the CUDA package set (it warns, and throws without aliases); {_advice(name)}"
+    return f"`{written}` is {_kind(name)} in the CUDA package set{_effect(name)}; {_advice(name)}"
+
+
+# Aliases the package set keeps without a warning (`cusparselt = final.libcusparse_lt;` in
+# pkgs/top-level/cuda-packages.nix): the old name still works; the new one is the package's name.
+QUIET = frozenset({"cusparselt"})
+
+
+def _kind(name: str) -> str:
+    return "an old alias" if name in QUIET else "a deprecated alias"
+
+
+def _effect(name: str) -> str:
+    return "" if name in QUIET else " (it warns, and throws without aliases)"
+
+
+def _severity(name: str) -> Severity | None:
+    """Info for an alias that still works silently: the CUDA team asks for the new name."""
+    return Severity.INFO if name in QUIET else None
 
 
 # ----- `cudaPackages.cudaFlags`, `pkgs.cudaPackages_12.cudaVersion` -----------------------------
@@ -134,7 +154,7 @@ def _check_select(select: Node, ctx: Context) -> None:
             fix = _fix(name, (edits.replace(component, RENAMED[name]),))
         else:
             fix = _moved_select_fix(ctx, select, base, components, index, name)
-        ctx.report(span, _message(written, name), fixes=[fix])
+        ctx.report(span, _message(written, name), fixes=[fix], severity=_severity(name))
         return
 
 
@@ -219,8 +239,8 @@ def _check_with(variable: Node, ctx: Context) -> None:
     binding = semantic.resolve(variable)
     if binding.kind != "with" or not _reaches_package_set(ctx, binding, name):
         return
-    message = f"`{name}` here is `{text(_first_set(ctx, binding))}.{name}`, a deprecated alias in the CUDA package set (it warns, and throws without aliases); {_advice(name)}"
-    ctx.report(variable, message, fixes=[_with_fix(ctx, variable, binding, name)])
+    message = f"`{name}` here is `{text(_first_set(ctx, binding))}.{name}`, {_kind(name)} in the CUDA package set{_effect(name)}; {_advice(name)}"
+    ctx.report(variable, message, fixes=[_with_fix(ctx, variable, binding, name)], severity=_severity(name))
 
 
 def _reaches_package_set(ctx: Context, binding: NameBinding, name: str) -> bool:
@@ -280,8 +300,9 @@ def _check_inherit(attrs: Node, ctx: Context) -> None:
             continue
         ctx.report(
             attr,
-            f"`inherit ({text(source_node)}) {name};` brings in a deprecated alias of the CUDA package set (it warns, and throws without aliases); {_advice(name)}",
+            f"`inherit ({text(source_node)}) {name};` brings in {_kind(name)} of the CUDA package set{_effect(name)}; {_advice(name)}",
             fixes=[_inherit_fix(ctx, statement, attrs, attr, name)],
+            severity=_severity(name),
         )
 
 
