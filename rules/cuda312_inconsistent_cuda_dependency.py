@@ -14,7 +14,9 @@ formal used only to list CUDA libraries in host inputs next to `opencv4`, which 
 output already propagates.
 
 Not flagged: files that already follow the dependency (`inherit (torch) cudaCapabilities
-cudaPackages cudaSupport;`, `cudaSupport ? torch.cudaSupport`), a `cudaPackages` formal the file
+cudaPackages cudaSupport;`, `cudaSupport ? torch.cudaSupport`), the switch of a CUDA-only
+package (`meta.broken = !cudaSupport`, as CUDA304 reads it: it is refused without CUDA, never
+built without its GPU code), a `cudaPackages` formal the file
 never uses, a dependency taken only for tests (`nativeCheckInputs`, `checkInputs`,
 `optional-dependencies`, also nested: `optional-dependencies.testing`), a file that hands the
 dependency to something other than a build input (a GPU test helper's `libraries = [ torch ]`:
@@ -94,7 +96,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, bindings_of, dotted_name, identifier_name, last_name, text, unparen
-from cudalint.rules._cuda_switch import in_attribute
+from cudalint.rules._cuda_switch import cuda_only, in_attribute
 
 # The environment variable torch extensions read their architectures from.
 _ARCH_LIST = "TORCH_CUDA_ARCH_LIST"
@@ -186,8 +188,8 @@ def _check_formal(formal: Node, ctx: Context) -> None:
 
 def _check_switch(formal: Node, ctx: Context) -> None:
     default = formal.child_by_field_name("default")
-    if default is not None and "torch" in text(default):
-        return
+    if default is not None and "torch" in text(default) or cuda_only(ctx):
+        return  # a CUDA-only package is broken without the switch: it never silently builds without CUDA
     fix = None
     if default is not None:
         fix = Fix("Default to `torch.cudaSupport`", Applicability.UNSAFE, (edits.replace(default, "torch.cudaSupport"),))
