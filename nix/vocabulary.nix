@@ -1,7 +1,8 @@
 # The names fixes write, and when nixpkgs had them: a fix never writes a name its target lacks.
 #
 # words.<name>: a name as a fix writes it (`cudaPackages.` for the CUDA package set's attributes,
-#   `lib.` for nixpkgs' library, bare for top-level nixpkgs; `x.y` for an attribute of x).
+#   `lib.` for nixpkgs' library, `config.` for nixpkgs' configuration, bare for top-level nixpkgs;
+#   `x.y` for an attribute of x). A name read with a fallback (`x.y or z`) needs no date.
 #   from:  the first nixpkgs date that has it (null: before every release cudalint models, 22.05)
 #   until: the first date that no longer has it (null: still there)
 #   evidence: the nixpkgs pull requests (and issues) that show it added and removed
@@ -123,6 +124,12 @@ in
       until = null;
       evidence = [ (pr 167016) ];
       note = "as `cudaMajorMinorVersion`";
+    };
+    "config.cudaSupport" = {
+      from = "2023-04-30";
+      until = null;
+      evidence = [ (pr 224068) ];
+      note = "a declared option of nixpkgs' config (default false) from PR #224068; before, reading it needs `or false`";
     };
     "torch.cudaCapabilities" = {
       from = "2023-03-31";

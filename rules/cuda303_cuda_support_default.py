@@ -94,8 +94,6 @@ RULE = Rule(
 
 # Defaults that already follow the user's nixpkgs configuration.
 _ACCEPTED = frozenset({"config.cudaSupport", "pkgs.config.cudaSupport"})
-# When `config.cudaSupport` became a declared option with default `false` (PR #224068).
-DECLARED_DATE = "2023-04-30"
 # Formal defaults that only a file called by hand has (`nix-build default.nix`), not callPackage.
 _ENTRY_DEFAULTS = ("import ", "builtins.currentSystem", "fetchTarball", "fetchGit", "<nixpkgs>")
 _ENTRY_FORMALS = frozenset({"config", "pkgs", "nixpkgs", "system", "crossSystem", "overlays"})
@@ -127,7 +125,7 @@ def check(formal: Node, ctx: Context) -> None:
         return  # another name's default that reads anything (`withCuda ? cudaSupport`) is the file's choice
     if dotted_name(default) in _ACCEPTED or _follows_dependency(default, ctx) or not _is_package_function(formal, ctx):
         return
-    declared = ctx.target.includes(DECLARED_DATE)
+    declared = ctx.reference.has("config.cudaSupport", ctx.target)  # a declared option (PR #224068), else `or false`
     redundant = _or_false(default)
     if redundant is not None:
         if declared:

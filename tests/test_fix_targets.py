@@ -27,7 +27,9 @@ TARGETS = (*sorted(reference.load().data["nixos"]), None)
 # packages a fix may name although a target release lacks them: the monolithic toolkit (CUDA001
 # writes it only where it is the file's own idiom)
 _UNDATED_PACKAGES = frozenset({"cudatoolkit"})
-_IDENTIFIER = r"(?<![\w'-]){}(?![\w'-])"
+# a whole name that is read: not with a fallback (`x.y or z` evaluates where `y` is absent), not
+# the attribute path of a binding (`config.cudaSupport = true;` sets it)
+_IDENTIFIER = r"(?<![\w'-]){}(?![\w'-])(?!\s*or\b)(?!\s*=(?!=))"
 
 
 def inputs() -> list[tuple[str, str]]:
@@ -107,6 +109,9 @@ def test_the_scan_sees_absent_names() -> None:
         "`cudaPackages.backendStdenv` arrived in nixpkgs on 2023-03-09",
     ]
     assert absent_names(before, after, "24.05") == []
+    # read with a fallback, an absent name evaluates
+    assert absent_names("{ config }: 1\n", "{ config, cudaSupport ? config.cudaSupport or false }: 1\n", "22.05") == []
+    assert absent_names("{ config }: 1\n", "{ config, cudaSupport ? config.cudaSupport }: 1\n", "22.05") == ["`config.cudaSupport` arrived in nixpkgs on 2023-04-30"]
     outputs = absent_names("{ cudaPackages }: [ ]\n", '{ cudaPackages, lib }: [ cudaPackages.cuda_nvcc.bin (lib.getOutput "stubs" cudaPackages.cuda_cudart) ]\n', "25.11")
     assert any("`cuda_nvcc` has no output `bin`" in p for p in outputs)
     assert absent_names("{ cudaPackages }: [ ]\n", "{ cudaPackages }: [ cudaPackages.cudaPackages_12.autoAddOpenGLRunpathHook ]\n", None) == [
