@@ -7,6 +7,7 @@ from importlib import resources
 
 from cudalint.knowledge import reference, sizes
 from cudalint.lint.engine import lint
+from cudalint.lint.model import Applicability, Diagnostic, Fix, Severity
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
 
@@ -51,10 +52,16 @@ def test_cuda_13_joins_cuda_crt_and_the_newest_release_counts() -> None:
     assert download.before == sum(archive("13.0", name) for name in [*SPLIT_REDIST_JOIN, "cuda_crt"])
 
 
-def test_runfile_eras_have_no_before() -> None:
-    download = sizes.toolkit_download(reference.load(), reference.target("24.05"), ["cuda_nvcc"])
-    assert download.before is None and download.after == archive("12.2", "cuda_nvcc")
-    assert "runfile installer (size unknown)" in download.describe()
+def test_runfile_eras_count_at_least_the_components_the_runfile_installs() -> None:
+    target = reference.target("24.05")
+    download = sizes.toolkit_download(reference.load(), target, ["cuda_nvcc"])
+    members = sizes.toolkit_members(reference.load(), target, "12.2", runfile=True)
+    assert members is not None and "cuda_nvcc" in members and "libcublas" in members
+    assert download.runfile and download.before == sum(archive("12.2", m) for m in members) and download.after == archive("12.2", "cuda_nvcc")
+    assert download.describe().startswith(f"at least {sizes.format_bytes(download.before)} -> ")
+    assert "unknown" not in download.describe() and "the runfile installer of CUDA 12.2 holds these" in download.describe()
+    total = sizes.total([[Diagnostic("CUDA001", "m", 0, 1, Severity.WARNING, (Fix("f", Applicability.UNSAFE, (), download=download),))]])
+    assert total is not None and total.describe().startswith("fixes cut NVIDIA archive downloads from at least ")
 
 
 def test_the_inferred_fix_states_its_figure_and_the_totals_add_up() -> None:

@@ -6,7 +6,9 @@ code makes Nix fetch before a fix and after it. They are archive sizes, not Nix 
 (unpacked store paths are larger, and a closure holds only the outputs something references),
 but they compare the two sides on the same scale. Figures are for the newest CUDA release of the
 target. The "before" of `cudatoolkit` is what it really joins there (nix/toolkit.nix); where it is
-still the runfile installer its size is unknown and the figure gives the "after" only.
+still NVIDIA's runfile installer, whose own size the manifests do not give, it is at least the
+archives of the same components the runfile installs (the join's members in that release), and
+the figure says "at least".
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ class Download:
 
     release: str
     replaced: str  # what the fix removes, e.g. `cudatoolkit`
-    joined: int  # redistributables `replaced` stands for (0: unknown, the runfile installer)
+    joined: int  # redistributables `replaced` stands for (or the runfile installs)
     before: int | None  # bytes; None when unknown
     written: tuple[tuple[str, int], ...]  # (package, archive bytes) the fix writes
+    runfile: bool = False  # `before` is a lower bound: the runfile installer's components
 
     @property
     def after(self) -> int:
@@ -57,7 +60,10 @@ class Download:
         """`2.85 GB -> 81 MB to download, by NVIDIA archive size (`cudatoolkit` joins 20
         redistributables for CUDA 12.9)`: short enough for a fix title."""
         if self.before is None:
-            return f"downloads the runfile installer (size unknown) -> {format_bytes(self.after)}, {BASIS}"
+            return f"downloads the runfile installer -> {format_bytes(self.after)}, {BASIS}"
+        if self.runfile:
+            installs = f"the runfile installer of CUDA {self.release} holds these {self.joined} components and more"
+            return f"at least {format_bytes(self.before)} -> {format_bytes(self.after)} to download, {BASIS} ({installs})"
         joins = f"`{self.replaced}` joins {self.joined} redistributables for CUDA {self.release}"
         return f"{format_bytes(self.before)} -> {format_bytes(self.after)} to download, {BASIS} ({joins})"
 
@@ -77,12 +83,16 @@ def newest_release(target: Target) -> str:
     return target.releases[-1]
 
 
-def toolkit_members(reference: ReferenceSet, target: Target, release: str) -> tuple[str, ...] | None:
+def toolkit_members(reference: ReferenceSet, target: Target, release: str, runfile: bool = False) -> tuple[str, ...] | None:
     """What `cudaPackages.cudatoolkit` joins in the target's era and `release` (nix/toolkit.nix);
-    None where it is the runfile installer."""
-    join = reference.data.get("toolkitJoin", {}).get(target.era.id)
+    None where it is the runfile installer, unless `runfile`: then the same components, which
+    the runfile installs too (the oldest join's list)."""
+    joins = reference.data.get("toolkitJoin", {})
+    join = joins.get(target.era.id)
     if join is None:
-        return None
+        if not runfile or not joins:
+            return None
+        join = next(iter(joins.values()))
     members = list(join["packages"])
     for since, more in join.get("atLeast", {}).items():
         if _release_key(release) >= _release_key(since):
@@ -94,11 +104,12 @@ def _release_key(release: str) -> tuple[int, ...]:
     return tuple(int(part) for part in release.split("."))
 
 
-def toolkit_size(reference: ReferenceSet, target: Target) -> tuple[str, tuple[str, ...], int] | None:
-    """(release, joined packages, archive bytes) of `cudatoolkit` on the target, or None."""
+def toolkit_size(reference: ReferenceSet, target: Target, runfile: bool = False) -> tuple[str, tuple[str, ...], int] | None:
+    """(release, joined packages, archive bytes) of `cudatoolkit` on the target, or None; with
+    `runfile`, where it is the runfile installer: the components it installs (a lower bound)."""
     release = newest_release(target)
-    members = toolkit_members(reference, target, release)
-    if members is None:
+    members = toolkit_members(reference, target, release, runfile)
+    if not members:
         return None
     return release, members, sum(archive_size(reference, m, target, release) for m in members)
 
@@ -108,9 +119,12 @@ def toolkit_download(reference: ReferenceSet, target: Target, packages: Iterable
     release = newest_release(target)
     written = tuple((p, archive_size(reference, p, target, release)) for p in packages)
     joined = toolkit_size(reference, target)
-    if joined is None:
+    if joined is not None:
+        return Download(release, "cudatoolkit", len(joined[1]), joined[2], written)
+    installs = toolkit_size(reference, target, runfile=True)
+    if installs is None or not installs[2]:
         return Download(release, "cudatoolkit", 0, None, written)
-    return Download(release, "cudatoolkit", len(joined[1]), joined[2], written)
+    return Download(release, "cudatoolkit", len(installs[1]), installs[2], written, runfile=True)
 
 
 def with_download(fix: Fix, download: Download) -> Fix:
@@ -145,10 +159,12 @@ class Total:
     before: int
     after: int
     unknown: int  # findings whose "before" is unknown (the runfile toolkit)
+    lower_bound: bool = False  # some "before" counts only the runfile installer's known components
 
     def describe(self) -> str:
         """`fixes cut NVIDIA archive downloads from 2.85 GB to 84 MB`"""
-        text = f"fixes cut NVIDIA archive downloads from {format_bytes(self.before)} to {format_bytes(self.after)}" if self.findings else ""
+        at_least = "at least " if self.lower_bound else ""
+        text = f"fixes cut NVIDIA archive downloads from {at_least}{format_bytes(self.before)} to {format_bytes(self.after)}" if self.findings else ""
         if self.unknown:
             runfile = f"{self.unknown} runfile toolkit{'s' if self.unknown != 1 else ''} of unknown size"
             text = f"{text} ({runfile} not counted)" if text else f"fixes replace {runfile}"
@@ -165,6 +181,7 @@ def total(files: Iterable[Iterable[Diagnostic]]) -> Total | None:
     None when no finding has one. Within a file, a toolkit referenced twice is downloaded once
     and a package two fixes write is counted once."""
     known = before = after = unknown = 0
+    lower_bound = False
     for diagnostics in files:
         replaced: dict[tuple[str, str], int] = {}
         written: dict[tuple[str, str], int] = {}
@@ -177,13 +194,14 @@ def total(files: Iterable[Iterable[Diagnostic]]) -> Total | None:
                 unknown += 1
                 continue
             known += 1
+            lower_bound = lower_bound or download.runfile
             replaced[(download.replaced, download.release)] = download.before
             written.update(((name, download.release), size) for name, size in download.written)
         before += sum(replaced.values())
         after += sum(written.values())
     if not known and not unknown:
         return None
-    return Total(known, before, after, unknown)
+    return Total(known, before, after, unknown, lower_bound)
 
 
 def hover_lines(reference: ReferenceSet, name: str, target: Target) -> list[str]:
@@ -192,6 +210,10 @@ def hover_lines(reference: ReferenceSet, name: str, target: Target) -> list[str]
         return []
     joined = toolkit_size(reference, target)
     if joined is None:
-        return ["", "On this target it is NVIDIA's runfile installer (its size is not in the reference set)."]
+        installs = toolkit_size(reference, target, runfile=True)
+        if installs is None or not installs[2]:
+            return ["", "On this target it is NVIDIA's runfile installer (its size is not in the reference set)."]
+        release, members, size = installs
+        return ["", f"On this target it is NVIDIA's runfile installer of CUDA {release}: at least {format_bytes(size)}, the archives of the {len(members)} components it installs ({_names(members)})."]
     release, members, size = joined
     return ["", f"Joins {len(members)} redistributables for CUDA {release}: {format_bytes(size)} of NVIDIA archives ({_names(members)}); compressed archive sizes, not a Nix closure size."]
