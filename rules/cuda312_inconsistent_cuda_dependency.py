@@ -14,9 +14,9 @@ formal used only to list CUDA libraries in host inputs next to `opencv4`, which 
 output already propagates.
 
 Not flagged: files that already follow the dependency (`inherit (torch) cudaCapabilities
-cudaPackages cudaSupport;`, `cudaSupport ? torch.cudaSupport`), the switch of a CUDA-only
-package (`meta.broken = !cudaSupport`, as CUDA304 reads it: it is refused without CUDA, never
-built without its GPU code), a `cudaPackages` formal the file
+cudaPackages cudaSupport;`, `cudaSupport ? torch.cudaSupport`), the switch of a package that
+takes torch only under an option of its own (`lib.optionals withPytorch [ torch ]`: it serves
+several frameworks, and its switch cannot follow one of them), a `cudaPackages` formal the file
 never uses, a dependency taken only for tests (`nativeCheckInputs`, `checkInputs`,
 `optional-dependencies`, also nested: `optional-dependencies.testing`), a file that hands the
 dependency to something other than a build input (a GPU test helper's `libraries = [ torch ]`:
@@ -96,7 +96,7 @@ from cudalint.lint.context import Context
 from cudalint.lint.model import Applicability, Edit, Fix, FixAvailability, Severity
 from cudalint.lint.rule import Rule
 from cudalint.nix.syntax import attrpath_names, bindings_of, dotted_name, identifier_name, last_name, text, unparen
-from cudalint.rules._cuda_switch import cuda_only, in_attribute
+from cudalint.rules._cuda_switch import in_attribute, mentions_switch
 
 # The environment variable torch extensions read their architectures from.
 _ARCH_LIST = "TORCH_CUDA_ARCH_LIST"
@@ -157,6 +157,15 @@ def _builds_against(ctx: Context, formal: Node) -> bool:
     return False
 
 
+def _only_optionally(ctx: Context, formal: Node) -> bool:
+    """Every use of the dependency stands under an option of the package that is not its CUDA
+    switch (`lib.optionals withPytorch [ torch ]`, `if withPytorch then torch.cudaCapabilities
+    else ...`): a package serving several frameworks, whose switch cannot follow one of them."""
+    name = text(formal.child_by_field_name("name"))
+    uses = [use for use in ctx.semantic.uses(name, formal) if not in_attribute(use, _TEST_INPUTS)]
+    return bool(uses) and all(any(not mentions_switch(g.condition, ctx) for g in ctx.semantic.guards(use)) for use in uses)
+
+
 def _dependency(ctx: Context, formals: dict[str, Node], names: tuple[str, ...]) -> str | None:
     return next((n for n in names if n in formals and _builds_against(ctx, formals[n])), None)
 
@@ -173,7 +182,7 @@ def _check_formal(formal: Node, ctx: Context) -> None:
         return
     formals = _top_formals(ctx)
     if name == "cudaSupport":
-        if _dependency(ctx, formals, ("torch",)) is not None:
+        if _dependency(ctx, formals, ("torch",)) is not None and not _only_optionally(ctx, formals["torch"]):
             _check_switch(formal, ctx)
         return
     carrier = _dependency(ctx, formals, SET_CARRIERS)
@@ -188,8 +197,8 @@ def _check_formal(formal: Node, ctx: Context) -> None:
 
 def _check_switch(formal: Node, ctx: Context) -> None:
     default = formal.child_by_field_name("default")
-    if default is not None and "torch" in text(default) or cuda_only(ctx):
-        return  # a CUDA-only package is broken without the switch: it never silently builds without CUDA
+    if default is not None and "torch" in text(default):
+        return
     fix = None
     if default is not None:
         fix = Fix("Default to `torch.cudaSupport`", Applicability.UNSAFE, (edits.replace(default, "torch.cudaSupport"),))
