@@ -104,7 +104,10 @@ class Settings:
 
     def _make_resolver(self) -> _EditorResolver:
         values = self.editor.values
-        overrides = Overrides(**{target: values[name] for name, target in _OVERRIDE_FIELDS.items() if name in values})
+        overrides = Overrides(
+            **{target: values[name] for name, target in _OVERRIDE_FIELDS.items() if name in values},
+            nixpkgs_source="the editor's cudalint.nixpkgs setting",
+        )
         replaced = {name: values[name] for name in _REPLACED_FIELDS if name in values}
         return _EditorResolver(overrides, self.root, replaced)
 

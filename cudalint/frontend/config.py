@@ -429,6 +429,7 @@ class Overrides:
     isolated: bool = False  # --isolated: no configuration files at all
     cuda: tuple[str, ...] | None = None
     preview: bool | None = None  # --preview / --no-preview
+    nixpkgs_source: str = "--nixpkgs"  # where `nixpkgs` was set, as reports name it
 
     @property
     def selection(self) -> Selection:
@@ -617,7 +618,7 @@ class Resolver:
                 if hit != pattern.negated:
                     enabled = enabled - codes
         if self.overrides.nixpkgs is not None:
-            pin = Pin(self.overrides.nixpkgs, "--nixpkgs", explicit=True)
+            pin = Pin(self.overrides.nixpkgs, self.overrides.nixpkgs_source, explicit=True)
         elif config.nixpkgs is not None:
             pin = Pin(config.nixpkgs, f"{display_path(config.path, self.cwd) if config.path else 'configuration'} nixpkgs", explicit=True)
         elif defer_pin:

@@ -126,3 +126,11 @@ def test_the_server_offers_everything_the_handlers_may_ask_of_it():
             declared_parameters = list(inspect.signature(declared).parameters)
             actual = list(inspect.signature(getattr(CudalintServer, name)).parameters)
             assert actual[: len(declared_parameters)] == declared_parameters, name  # pygls' own may take more
+
+
+def test_a_target_from_the_editor_settings_is_named_as_such(tmp_path) -> None:
+    """The hover's "Judged against ..." names where the target came from: the editor's setting,
+    not the command line's --nixpkgs."""
+    path = str(tmp_path / "a.nix")
+    pin = Settings(str(tmp_path), parse_editor_settings({"nixpkgs": "24.05"}, str(tmp_path))).for_path(path).pin
+    assert pin.nixpkgs == "24.05" and pin.source == "the editor's cudalint.nixpkgs setting"
