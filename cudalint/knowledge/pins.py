@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from cudalint.knowledge.reference import normalize
@@ -47,9 +48,10 @@ _NIXPKGS_URL = re.compile(
     re.IGNORECASE,
 )
 _STRING = re.compile(r'"((?:[^"\\$]|\\.|\$(?!\{))*)"')
-_GITHUB_FETCH = re.compile(r"fetchFromGitHub\s*\{(?P<body>[^{}]*\bowner\s*=\s*\"nixos\"[^{}]*\brepo\s*=\s*\"nixpkgs\"[^{}]*)\}", re.IGNORECASE | re.DOTALL)
+# (case-insensitive only where GitHub is: the literal `fetchFromGitHub` is found fast)
+_GITHUB_FETCH = re.compile(r"fetchFromGitHub\s*\{(?P<body>[^{}]*\b(?i:owner)\s*=\s*\"(?i:nixos)\"[^{}]*\b(?i:repo)\s*=\s*\"(?i:nixpkgs)\"[^{}]*)\}")
 _REV = re.compile(rf"\b(?:rev|ref|tag)\s*=\s*\"(?:refs/(?:heads|tags)/)?(?P<ref>{_REF})\"", re.IGNORECASE)
-_FETCHES = re.compile(r"\b(?:fetchTarball|fetchFromGitHub|fetchGit|fetchurl|fetchzip|fetchTree|getFlake)\b")
+_FETCHES = re.compile(r"(?:fetch(?:Tarball|FromGitHub|Git|url|zip|Tree)|getFlake)\b")
 # `rev = "266dc8c3..."`: a commit, whatever branch it was taken from
 _COMMIT = re.compile(r"\brev\s*=\s*\"[0-9a-f]{40}\"")
 _INPUT_URL = re.compile(r"(?<![\w'-])(?P<input>[A-Za-z_][\w'-]*)(?:\.url\s*=|\s*=\s*\{[^{}]*?(?<![.\w])url\s*=)\s*\"(?P<url>[^\"]*)\"")
@@ -78,8 +80,11 @@ def target_of_url(url: str) -> str | None:
 def fetched_in(text: str) -> str | None:
     """The target of a nixpkgs fetched in Nix code (`fetchTarball "…/nixos-23.05.tar.gz"`,
     `fetchFromGitHub { owner = "NixOS"; repo = "nixpkgs"; rev = "23.05"; }`, `fetchGit`)."""
-    if not _FETCHES.search(text):  # cheap on files without a fetch
+    if "fetch" not in text and "getFlake" not in text or not _FETCHES.search(text):  # cheap on files without a fetch
         return None
+    lowered = text.lower()
+    if "nixpkgs" not in lowered and "channel" not in lowered and "releases.nixos.org" not in lowered:
+        return None  # what each search below needs (most packages fetch their own sources only)
     for match in _GITHUB_FETCH.finditer(text):
         ref = _REV.search(match.group("body"))
         if _COMMIT.search(match.group("body")):
@@ -89,7 +94,7 @@ def fetched_in(text: str) -> str | None:
                 return normalize(ref.group("ref"))
             except TargetError:
                 continue
-    for match in _STRING.finditer(text):
+    for match in _strings_on_lines_with(text, lowered, _URL_WORDS):
         value = match.group(1)
         if ("nixpkgs" in value.lower() or "channel" in value.lower() or "releases.nixos.org" in value) and not _DEFAULT_BRANCH.match(value.strip()):
             target = target_of_url(value)  # a bare repository URL says nothing: its `ref` may follow
@@ -163,6 +168,22 @@ def fetch_pin(text: str, name: str) -> Pin | None:
         return Pin(None, None, undated=f"{name}:{commit.line}")
     target = target or (commit.target if commit is not None else None)
     return Pin(target, f"{name} fetches nixpkgs") if target is not None else None
+
+
+_URL_WORDS = re.compile(r"nixpkgs|channel|releases\.nixos\.org")
+
+
+def _strings_on_lines_with(text: str, lowered: str, words: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """The string literals (`_STRING`) on the lines whose lowercase text holds one of `words`, in
+    file order: a file's thousands of other strings are not looked at."""
+    end = 0
+    for word in words.finditer(lowered):
+        if word.start() < end:
+            continue  # a line already searched
+        start = text.rfind("\n", 0, word.start()) + 1
+        end = text.find("\n", word.end())
+        end = len(text) if end < 0 else end
+        yield from _STRING.finditer(text, start, end)
 
 
 _IMPORTED = re.compile(r"\bimport\s+\(?\s*(?P<path>\.{1,2}/[\w./+-]*\.nix)\b")
