@@ -201,34 +201,34 @@ sets [ "10" "10_0" "10_1" "10_2" ] "2024-11-20" [ ]
     scope = "cudaPackages";
     status = "renamed";
     since = "2024-04";
-    throwsFrom = null;
+    throwsFrom = "2024-07-30";
     replacement = "autoAddDriverRunpath";
-    evidence = [ "https://github.com/NixOS/nixpkgs/pull/297212" ];
+    evidence = [ "https://github.com/NixOS/nixpkgs/pull/297212" "https://github.com/NixOS/nixpkgs/pull/331017" ];
     note = "the hook lives at the top level of nixpkgs: take `autoAddDriverRunpath` from there";
   };
   autoFixElfFiles = {
     scope = "cudaPackages";
     status = "renamed";
     since = "2024-04";
-    throwsFrom = null;
+    throwsFrom = "2024-07-30";
     replacement = "autoFixElfFiles";
-    evidence = [ "https://github.com/NixOS/nixpkgs/pull/297212" ];
+    evidence = [ "https://github.com/NixOS/nixpkgs/pull/297212" "https://github.com/NixOS/nixpkgs/pull/331017" ];
     note = "the hook lives at the top level of nixpkgs: take `autoFixElfFiles` from there";
   };
   autoAddOpenGLRunpathHook = {
     scope = "cudaPackages";
     status = "renamed";
     since = "2024-04";
-    throwsFrom = "2024-11-17";
+    throwsFrom = "2024-07-30";
     replacement = "autoAddDriverRunpath";
-    evidence = [ "https://github.com/NixOS/nixpkgs/pull/297212" ];
-    note = "renamed and moved to the top level of nixpkgs (the scope's alias was added 2024-03-30)";
+    evidence = [ "https://github.com/NixOS/nixpkgs/pull/297212" "https://github.com/NixOS/nixpkgs/pull/331017" ];
+    note = "renamed and moved to the top level of nixpkgs (the scope's alias was added 2024-03-30, removed with the scope's old aliases by PR #331017)";
   };
   autoAddCudaCompatRunpathHook = {
     scope = "cudaPackages";
     status = "renamed";
     since = "2024-03";
-    throwsFrom = "2024-03-20";
+    throwsFrom = "2024-03-19";
     replacement = "autoAddCudaCompatRunpath";
     evidence = [ "https://github.com/NixOS/nixpkgs/pull/281576" ];
     note = "the hook lost its `Hook` suffix";

@@ -7,8 +7,8 @@ selections (`pkgs.addOpenGLRunpath`, `cudaPackages.autoAddOpenGLRunpathHook`,
 `prev.cudaPackages_11.autoAddOpenGLRunpathHook`, `${addOpenGLRunpath.driverLink}`),
 `dontUseAutoAddOpenGLRunpath = true;`, and the old names in shell code of phases
 (`addOpenGLRunpath $out/lib/libfoo.so`). An error where the target nixpkgs throws on the old
-name (`addOpenGLRunpath` and `autoAddOpenGLRunpathHook` since 2024-11-17,
-`autoAddCudaCompatRunpathHook` since its rename in March 2024), a warning where it is still a
+name (`addOpenGLRunpath` since 2024-11-17, the scope's `autoAddOpenGLRunpathHook` since
+2024-07-30, `autoAddCudaCompatRunpathHook` since its rename in March 2024), a warning where it is still a
 deprecated alias (a warning that suggests `--nixpkgs` where the file's pin is a commit nothing dates). Not flagged: targets older than 24.05 (the new names do not exist there),
 names merely bound by the file (`let addOpenGLRunpath = ...;`, a lambda parameter), attributes
 of other sets (`config.deps.autoAddOpenGLRunpathHook`), comments and non-shell strings.
@@ -19,8 +19,9 @@ OpenGL, and the CUDA hooks moved out of `cudaPackages`. `addOpenGLRunpath` becam
 `addDriverRunpath` (PR #275241), `cudaPackages.autoAddOpenGLRunpathHook` became the top-level
 `autoAddDriverRunpath` (PR #297212), `autoAddCudaCompatRunpathHook` became
 `autoAddCudaCompatRunpath` (PR #281576) and `dontUseAutoAddOpenGLRunpath` became
-`dontUseAutoAddDriverRunpath`. The aliases were turned into `throw`s on 2024-11-17, so the old
-names break evaluation on 24.11 and later. The setup hook of `addDriverRunpath` defines only the
+`dontUseAutoAddDriverRunpath`. The CUDA set dropped its aliases on 2024-07-30 (PR #331017) and
+`addOpenGLRunpath` became a `throw` on 2024-11-17, so the old names break evaluation on 24.11 and
+later. The setup hook of `addDriverRunpath` defines only the
 shell function `addDriverRunpath`, so phases calling `addOpenGLRunpath` fail as well.
 
 The fix renames every occurrence consistently (a formal together with all its uses;

@@ -164,3 +164,17 @@ def test_cuda_nvcc_keeps_bin_until_the_cuda_13_rework() -> None:
     for newer in ("25.11", None):
         assert reference.outputs("cuda_nvcc", reference.target(newer)) == ("out",), newer
     assert reference.outputs("cuda_nvcc", reference.target("22.11")) == ("out",)
+
+
+def test_the_vocabulary_agrees_with_the_deprecations() -> None:
+    """A name the vocabulary says left nixpkgs throws from that day in deprecations.nix too."""
+    ref = reference.load()
+    checked = 0
+    for word in ref.words.values():
+        scope, _, name = word.name.rpartition(".")
+        deprecation = ref.deprecation(name)
+        if word.end is None or deprecation is None or deprecation.scope != ("cudaPackages" if scope == "cudaPackages" else "top-level"):
+            continue
+        assert deprecation.throws_from == word.end, word.name
+        checked += 1
+    assert checked >= 3
