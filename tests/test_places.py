@@ -108,11 +108,17 @@ CASES = [
     # flake-parts: shells and packages of `perSystem`, modules of `flake.nixosModules`, never a module file
     ("parts.nix", "{ inputs, ... }: { imports = [ inputs.x.flakeModule ]; perSystem = { pkgs, ... }: { devShells.default = MARK; }; }", Kind.SHELL, "devShells"),
     ("parts.nix", "{ inputs, ... }: { imports = [ inputs.x.flakeModule ]; perSystem = { pkgs, ... }: { packages.tool = MARK; }; }", Kind.PACKAGE, "packages"),
-    ("parts.nix", "{ inputs, ... }: { imports = [ ]; perSystem = { pkgs, ... }: let l = [ MARK ]; in { }; }", Kind.PACKAGE, "file"),
+    # elsewhere a flake-parts module sets the flake's own options (not a NixOS module's)
+    ("parts.nix", "{ inputs, ... }: { imports = [ ]; perSystem = { pkgs, ... }: let l = [ MARK ]; in { }; }", Kind.MODULE, "flake-parts module"),
+    ("flake.nix", "{ outputs = i: parts.lib.mkFlake { } { perSystem = { pkgs, ... }: { _module.args.x = MARK; }; }; }", Kind.MODULE, "mkFlake"),
     ("flake.nix", "{ outputs = inputs: parts.lib.mkFlake { inherit inputs; } { perSystem = { pkgs, ... }: { packages = { tool = MARK; }; }; }; }", Kind.PACKAGE, "packages"),
     ("flake.nix", "{ outputs = i: parts.lib.mkFlake { } { flake.nixosModules.gpu = { pkgs, ... }: { hardware.nvidia.package = MARK; }; }; }", Kind.MODULE, "hardware.nvidia.package"),
     ("flake.nix", "{ outputs = _: { nixosModules.default = { pkgs, ... }: let l = [ MARK ]; in { }; }; }", Kind.MODULE, "nixosModules"),
     ("flake.nix", "{ outputs = _: { homeManagerModules.gpu = { pkgs, ... }: { xs = MARK; }; }; }", Kind.MODULE, "homeManagerModules"),
+    # flake-parts' `flake.modules.<class>.<name>` (one module per file, the "dendritic" layout)
+    ("modules/gpu.nix", "{ flake.modules.nixos.gpu = { pkgs, ... }: let l = [ MARK ]; in { }; }", Kind.MODULE, "modules"),
+    ("modules/gpu.nix", "{ flake.modules.nixos.gpu = { pkgs, ... }: { hardware.nvidia.package = MARK; }; }", Kind.MODULE, "hardware.nvidia.package"),
+    ("parts.nix", "{ flake.modules.generic.x = { y = MARK; }; }", Kind.MODULE, "flake-parts module"),
     ("flake.nix", "{ outputs = _: { packages.x86_64-linux.default = MARK; }; }", Kind.PACKAGE, "packages"),
     ("flake.nix", "{ outputs = _: { perSystem = { pkgs, ... }: { devenv.shells.default = { services.postgres.package = MARK; }; }; }; }", Kind.SHELL, "devenv.shells"),
     ("flake.nix", "{ outputs = i: { devShells.x = devenv.lib.mkShell { inherit i; modules = [ { packages = [ MARK ]; } ]; }; }; }", Kind.SHELL, "mkShell"),
@@ -121,6 +127,9 @@ CASES = [
     ("gpu.nix", "{ config, lib, ... }: lib.mkIf config.gpu.enable { boot.kernelModules = [ ]; x = MARK; }", Kind.MODULE, "module"),
     ("gpu.nix", '{ lib, ... }: lib.mkMerge [ { networking.hostName = "x"; } { y = MARK; } ]', Kind.MODULE, "module"),
     ("gpu.nix", "{ config, lib, ... }: let cfg = config.x; in { options.x.package = lib.mkOption { default = MARK; }; }", Kind.MODULE, "module"),
+    ("gpu.nix", "{ lib, ... }: let x = MARK; in { hardware = lib.mkIf true { nvidia.open = true; }; }", Kind.MODULE, "module"),
+    # a file of pins whose `hardware` is a fetch (nixos-hardware), not options
+    ("pins.nix", "let fetch = MARK; in { hardware = fetch { }; cuda = fetch { }; }", Kind.PACKAGE, "file"),
     # ... and by their directory, when they return an attrset
     ("nixos/modules/services/misc/foo.nix", "{ config, lib, pkgs, ... }: let p = MARK; in { meta.maintainers = [ ]; }", Kind.MODULE, "module"),
     ("/home/u/src/modules/gpu.nix", "{ pkgs, ... }: { fonts.packages = [ MARK ]; }", Kind.MODULE, "module"),

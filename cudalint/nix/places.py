@@ -26,8 +26,9 @@ The innermost construct that decides wins, so a `mkDerivation` inside a NixOS mo
   `boot`: `services` and `imports` belong to both); a module is a function (or attrset)
   returning module options (`options`, `config`, `imports`, `environment.*`, `home.*`, also
   under `lib.mkIf`/`lib.mkMerge`), or any attrset-valued file under a `modules/` directory
-  (`nixos/modules/services/foo.nix`); a flake-parts module (`perSystem`, `flake`) is neither;
-  anything else is judged as a package.
+  (`nixos/modules/services/foo.nix`); a flake-parts module (`perSystem`, `flake`, or the
+  argument of `mkFlake`) sets the flake's own options (module) except where its attributes
+  decide (`packages.<name>`, `devShells`, `nixosModules`); anything else is judged as a package.
 """
 
 from __future__ import annotations
@@ -159,8 +160,11 @@ MODULE_ATTRS = frozenset(
 )
 # Flake outputs whose attributes are packages: `packages.<system>.<name>`, `perSystem`'s `packages.<name>`.
 PACKAGE_ATTRS = frozenset({"packages", "legacyPackages"})
-# Calls that build a system from modules: their argument's options are module options.
-MODULE_CALLS = frozenset({"nixosSystem", "homeManagerConfiguration", "darwinSystem"})
+# flake-parts' `flake.modules.<class>.<name>`: the classes whose modules are system modules.
+_MODULE_CLASSES = (["nixos"], ["homeManager"], ["darwin"])
+# Calls that build a system (or a flake: flake-parts' `mkFlake`) from modules: their argument's
+# options are module options.
+MODULE_CALLS = frozenset({"nixosSystem", "homeManagerConfiguration", "darwinSystem", "mkFlake"})
 # First attribute names of NixOS / home-manager options that hold CUDA settings.
 MODULE_ROOTS = frozenset({"environment", "home", "programs", "hardware", "systemd", "services", "boot", "nixpkgs", "virtualisation", "users", "security"})
 # Top-level attributes only a devenv module (or numtide devshell's) sets.
@@ -175,7 +179,8 @@ _DEVENV_KEYS = frozenset(
 # Top-level options of NixOS and home-manager that devenv does not have (`services`, `imports`
 # and `env` are shared or ambiguous, so they decide nothing alone).
 _SYSTEM_ONLY_KEYS = MODULE_ROOTS - {"services"} | {"networking", "fileSystems", "system", "i18n", "time", "fonts", "xdg", "powerManagement", "console", "swapDevices", "nix"}
-_MODULE_KEYS = MODULE_ROOTS | {"imports", "options", "config", "networking", "fileSystems"}
+_OPTION_ROOTS = MODULE_ROOTS | {"networking", "fileSystems"}
+_MODULE_KEYS = _OPTION_ROOTS | {"imports", "options", "config"}
 # flake-parts modules: their attributes hold packages, shells and modules, each decided inside.
 _FLAKE_PARTS_KEYS = frozenset({"perSystem", "flake", "systems", "transposition"})
 # Module-valued wrappers a module body may sit in: `lib.mkIf cfg.enable { ... }`, `lib.mkMerge [ ... ]`.
@@ -190,6 +195,7 @@ _OVERLAY_FIRST = frozenset({"final", "self", "pfinal"})
 _OVERLAY_SECOND = frozenset({"prev", "super", "pprev", "previous"})
 _SHELL_FILES = frozenset({"shell.nix", "devenv.nix"})
 DEVENV = "devenv module"
+FLAKE_PARTS = "flake-parts module"
 
 
 def place_of(node: Node, file: Place | None, call_place: Callable[[Node], Place | None] | None = None) -> Place:
@@ -220,6 +226,8 @@ def place_of(node: Node, file: Place | None, call_place: Callable[[Node], Place 
                 return Place(Kind.OVERRIDE, override, parent)
             if outputs := next((n for n in own if n in MODULE_ATTRS), None):
                 return module or Place(Kind.MODULE, outputs, parent)
+            if "modules" in own and names[names.index("modules") + 1 :][:1] in _MODULE_CLASSES:  # flake-parts' `flake.modules.nixos.<name>`
+                return module or Place(Kind.MODULE, "modules", parent)
             # `packages.default = ...` (not a devenv module's `packages = [ ... ]` list, nor `home.packages`)
             if own[0] in PACKAGE_ATTRS and len(own) + deeper > 1:
                 return Place(Kind.PACKAGE, own[0], parent)
@@ -326,7 +334,7 @@ def file_place(root_expression: Node | None, path: str) -> Place | None:
         for inner in (body, *_config_bodies(body)):  # `config = { ... }` in a module with options
             keys.update(_top_keys(inner))
     if keys & _FLAKE_PARTS_KEYS:
-        return None
+        return Place(Kind.MODULE, FLAKE_PARTS)
     if keys & _DEVENV_KEYS and not keys & _SYSTEM_ONLY_KEYS:
         return Place(Kind.SHELL, DEVENV)
     if keys & _MODULE_KEYS:
@@ -339,19 +347,29 @@ def file_place(root_expression: Node | None, path: str) -> Place | None:
 def _top_keys(attrset: Node) -> set[str]:
     """The first attribute names an attrset sets; a `packages` list (devenv's, not a flake's
     `packages.<name>`) is also "packages = [...]", and variables (`env.X = ...`, `env = { ... }`,
-    numtide devshell's `env = [ ... ]`) "env = {...}"."""
+    numtide devshell's `env = [ ... ]`) "env = {...}". An option root set to something that holds
+    no options (`hardware = fetchFromGitHub { ... };` in a file of pins) is not counted."""
     keys: set[str] = set()
     for binding in bindings_of(attrset):
         names = attrpath_names(binding.child_by_field_name("attrpath"))
         if not names or names[0] is None:
             continue
-        keys.add(names[0])
         value = unparen(binding_value(binding))
+        if names[0] in _OPTION_ROOTS and len(names) == 1 and not _holds_options(value):
+            continue
+        keys.add(names[0])
         if names == ["packages"] and value is not None and value.type not in ATTRSET_TYPES:
             keys.add("packages = [...]")
         if names[0] == "env" and (len(names) > 1 or value is not None and (value.type in ATTRSET_TYPES or value.type == "list_expression")):
             keys.add("env = {...}")
     return keys
+
+
+def _holds_options(value: Node | None) -> bool:
+    """`{ ... }`, `[ ... ]` or `lib.mkIf c { ... }`-like: what a module sets an option root to."""
+    if value is None or value.type in ATTRSET_TYPES or value.type == "list_expression":
+        return True
+    return value.type == "apply_expression" and last_name(flatten_apply(value)[0]) in _MODULE_WRAPPERS
 
 
 def _under_modules(path: str) -> bool:
