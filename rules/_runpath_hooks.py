@@ -205,3 +205,10 @@ def formals_isolation(ctx: Context, changes: list[Edit] | tuple[Edit, ...]) -> s
     if any(e.start <= formals.end_byte and formals.start_byte <= e.end for e in changes):
         return FORMALS_ISOLATION
     return None
+
+
+def hook_isolation(ctx: Context, attrset: Node, changes: list[Edit] | tuple[Edit, ...]) -> str:
+    """The isolation key of a fix that puts the driver-runpath hook into `attrset`'s inputs: one
+    such fix per derivation and pass, so that two of them (CUDA101's addition, CUDA108's
+    replacement) never both add it; `formals_isolation`'s key when it edits the formals."""
+    return formals_isolation(ctx, changes) or f"driver-runpath-hooks:{attrset.start_byte}"

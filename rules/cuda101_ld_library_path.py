@@ -105,7 +105,7 @@ from cudalint.nix.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.nix.shell import Command, ShellText, Word
 from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
 from cudalint.rules._driver import CUDA, DRIVER, LD, LINK, OTHER, SELF_REFERENCE, classify_expression, classify_shell_word, describe, driver_runpath_name, fixable_call
-from cudalint.rules._runpath_hooks import DRIVER_HOOKS, driver_hook, elements_of, hook_reference
+from cudalint.rules._runpath_hooks import DRIVER_HOOKS, driver_hook, elements_of, hook_isolation, hook_reference
 
 RULE = Rule(
     code="CUDA101",
@@ -394,7 +394,7 @@ def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[
     changes = edits.merge_edits([*removal, *addition])
     if any(b.start < a.end for a, b in zip(changes, changes[1:])):
         return None
-    return Fix(f"Remove the `LD_LIBRARY_PATH` entry and add `{hook}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes))
+    return Fix(f"Remove the `LD_LIBRARY_PATH` entry and add `{hook}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes), hook_isolation(ctx, call.attrset, changes))
 
 
 def _add_hook(ctx: Context, attrset: Node, builder: str | None, hook: str) -> list[Edit] | None:

@@ -84,8 +84,8 @@ from cudalint.rules._runpath_hooks import (
     driver_hook,
     elements_of,
     fixup_runs,
-    formals_isolation,
     function_calls,
+    hook_isolation,
     hook_reference,
     replace_element_with,
     shell_view,
@@ -382,7 +382,7 @@ def _fix(attrset: Node, constructs: list[Construct], strings: list[tuple[Node, s
     for first, second in zip(changes, changes[1:]):
         if second.start < first.end:
             return None
-    return Fix(f"Remove the manual patching and use `{driver_hook(ctx)}`", Applicability.UNSAFE, tuple(changes), isolation=formals_isolation(ctx, changes))
+    return Fix(f"Remove the manual patching and use `{driver_hook(ctx)}`", Applicability.UNSAFE, tuple(changes), isolation=hook_isolation(ctx, attrset, changes))
 
 
 def _depth(node: Node) -> int:

@@ -63,8 +63,8 @@ from cudalint.rules._runpath_hooks import (
     driver_hook,
     elements_of,
     fixup_runs,
-    formals_isolation,
     function_calls,
+    hook_isolation,
     no_hook_reason,
     owner_attrset,
     replace_element_with,
@@ -108,5 +108,5 @@ def check(node: Node, ctx: Context) -> None:
         ctx.report(node, f"`{name}` is listed but its function is never called, so nothing gets the driver runpath: call it on the binaries ({no_hook_reason(ctx)})")
         return
     changes = replace_element_with(ctx, HookElement(node, name, site), hook, keep_formal=False)
-    fix = Fix(f"Replace with `{hook}`", Applicability.UNSAFE, tuple(changes), formals_isolation(ctx, changes)) if changes else None
+    fix = Fix(f"Replace with `{hook}`", Applicability.UNSAFE, tuple(changes), hook_isolation(ctx, attrset, changes)) if changes else None
     ctx.report(node, f"`{name}` is listed but its function is never called, so nothing gets the driver runpath: use `{hook}`", fixes=[fix])

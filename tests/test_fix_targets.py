@@ -178,3 +178,30 @@ def test_the_vocabulary_agrees_with_the_deprecations() -> None:
         assert deprecation.throws_from == word.end, word.name
         checked += 1
     assert checked >= 3
+
+
+# Issue 22's report: a package with `addOpenGLRunpath`, a `--prefix LD_LIBRARY_PATH` wrapper and a
+# `config` formal, fixed for a target before the top-level hook.
+WRAPPED = """\
+{ config, stdenv, makeWrapper, addOpenGLRunpath, cudaPackages, cudaSupport ? config.cudaSupport }:
+stdenv.mkDerivation {
+  pname = "viewer";
+  version = "1.0";
+  src = ./.;
+  nativeBuildInputs = [ makeWrapper addOpenGLRunpath cudaPackages.cuda_nvcc ];
+  postInstall = ''
+    wrapProgram $out/bin/viewer --prefix LD_LIBRARY_PATH : ${addOpenGLRunpath.driverLink}/lib
+  '';
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("nixpkgs", "hook", "absent"),
+    [("23.11", "cudaPackages.autoAddOpenGLRunpathHook", "autoAddDriverRunpath"), ("24.05", "autoAddDriverRunpath", "autoAddOpenGLRunpathHook")],
+)
+def test_the_driver_hook_fix_writes_the_targets_hook(nixpkgs, hook, absent) -> None:
+    fixed = fix_file(SourceFile("viewer.nix", WRAPPED), LintSettings(nixpkgs=nixpkgs), unsafe=True).text
+    assert hook in fixed and absent not in fixed, fixed
+    assert fixed.count(hook.rsplit(".", 1)[-1]) == 1, fixed  # CUDA101 and CUDA108 do not both add it
+    assert "LD_LIBRARY_PATH" not in fixed
