@@ -26,4 +26,5 @@ def test_settings_are_valid_cudalint_configuration() -> None:
 def test_nix_runs_cudalint_next_to_another_server() -> None:
     (nix,) = [language for language in SNIPPET["language"] if language["name"] == "nix"]
     servers = nix["language-servers"]
-    assert "cudalint" in servers and len(servers) > 1
+    # the snippet's list replaces Helix's default for Nix (nil, then nixd): it keeps both, first
+    assert servers == ["nil", "nixd", "cudalint"]

@@ -103,3 +103,15 @@ def test_the_readmes_show_the_browser_tests_screenshot() -> None:
     assert screenshot.read_bytes().startswith(b"\x89PNG") and screenshot.stat().st_size < 200_000
     for readme, link in [(REPO / "README.md", "editors/vscode/screenshot.png"), (REPO / "editors" / "README.md", "vscode/screenshot.png"), (EXTENSION / "README.md", "screenshot.png")]:
         assert f"]({link})" in readme.read_text(encoding="utf-8"), readme
+
+
+def test_the_packaged_readme_links_to_files_that_exist(packaged: Path) -> None:
+    """vsce rewrites the README's relative links to absolute ones (the Marketplace and the
+    Extensions view need them): each must point at a file of this repository, at its path."""
+    with zipfile.ZipFile(packaged) as vsix:
+        readme = vsix.read("extension/readme.md").decode()
+    links = re.findall(r"\]\((https://github\.com/cudalint/cudalint/(?:raw|blob)/HEAD/[^)\s]+)\)", readme)
+    assert links, readme
+    for link in links:
+        path = link.split("/HEAD/", 1)[1].split("#", 1)[0]
+        assert (REPO / path).is_file(), link
