@@ -120,6 +120,8 @@ CASES = [
     ("modules/gpu.nix", "{ flake.modules.nixos.gpu = { pkgs, ... }: { hardware.nvidia.package = MARK; }; }", Kind.MODULE, "hardware.nvidia.package"),
     ("parts.nix", "{ flake.modules.generic.x = { y = MARK; }; }", Kind.MODULE, "flake-parts module"),
     ("flake.nix", "{ outputs = _: { packages.x86_64-linux.default = MARK; }; }", Kind.PACKAGE, "packages"),
+    # an option of a module that happens to be called `packages` is the module's
+    ("gpu.nix", "{ pkgs, ... }: { services.foo = { packages = { cuda = MARK; }; }; }", Kind.MODULE, "services.foo.packages.cuda"),
     ("flake.nix", "{ outputs = _: { perSystem = { pkgs, ... }: { devenv.shells.default = { services.postgres.package = MARK; }; }; }; }", Kind.SHELL, "devenv.shells"),
     ("flake.nix", "{ outputs = i: { devShells.x = devenv.lib.mkShell { inherit i; modules = [ { packages = [ MARK ]; } ]; }; }; }", Kind.SHELL, "mkShell"),
     ("flake.nix", "{ outputs = _: { nixosConfigurations.gpu = nixpkgs.lib.nixosSystem { specialArgs = { x = MARK; }; }; }; }", Kind.MODULE, "nixosSystem"),

@@ -208,12 +208,13 @@ def place_of(node: Node, file: Place | None, call_place: Callable[[Node], Place 
     child = node
     names: list[str] = []  # the attribute path walked so far, outermost first
     module: Place | None = None  # a module option holds the node, unless a builder call around it does
+    package: Place | None = None  # `packages.<name>` holds it, unless a module option holds that
     parent = node.parent
     while parent is not None:
         if parent.type == "apply_expression" and parent.child_by_field_name("argument") == child:
             decided = call_place(parent)
             if decided is not None:
-                return module if decided.is_module and module is not None else decided
+                return (module or package or decided) if decided.is_module else decided
         elif parent.type == "binding" and binding_value(parent) == child and _in_attrset(parent):
             own = [n or "${...}" for n in attrpath_names(parent.child_by_field_name("attrpath"))]
             deeper = len(names)
@@ -225,21 +226,19 @@ def place_of(node: Node, file: Place | None, call_place: Callable[[Node], Place 
             if override := next((n for n in own if n in OVERRIDE_ATTRS), None):
                 return Place(Kind.OVERRIDE, override, parent)
             if outputs := next((n for n in own if n in MODULE_ATTRS), None):
-                return module or Place(Kind.MODULE, outputs, parent)
+                return module or package or Place(Kind.MODULE, outputs, parent)
             if "modules" in own and names[names.index("modules") + 1 :][:1] in _MODULE_CLASSES:  # flake-parts' `flake.modules.nixos.<name>`
-                return module or Place(Kind.MODULE, "modules", parent)
+                return module or package or Place(Kind.MODULE, "modules", parent)
             # `packages.default = ...` (not a devenv module's `packages = [ ... ]` list, nor `home.packages`)
-            if own[0] in PACKAGE_ATTRS and len(own) + deeper > 1:
-                return Place(Kind.PACKAGE, own[0], parent)
+            if package is None and own[0] in PACKAGE_ATTRS and len(own) + deeper > 1:
+                package = Place(Kind.PACKAGE, own[0], parent)
             rooted = names[1:] if names[:1] == ["config"] else names
             if module is None and system_options and rooted and rooted[0] in MODULE_ROOTS:
                 module = Place(Kind.MODULE, ".".join(rooted), parent)
         elif parent.type == "function_expression" and _is_overlay(parent):
             return Place(Kind.OVERRIDE, "overlay", parent)
         child, parent = parent, parent.parent
-    if module is not None:
-        return module
-    return file or Place(Kind.PACKAGE, "file")
+    return module or package or file or Place(Kind.PACKAGE, "file")
 
 
 def call_place_of(apply: Node) -> Place | None:
