@@ -36,7 +36,7 @@ def precommit_configs() -> list[tuple[str, str]]:
 
 def pip_installs() -> list[str]:
     """Every `pip install` of cudalint from git that the documents show, as written."""
-    found = set()
+    found: set[str] = set()
     for text in DOCS.values():
         found.update(m.group(0) for m in re.finditer(r'python3? -m pip install "cudalint @ git\+[^"]+"', text))
     return sorted(found)
