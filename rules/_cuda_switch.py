@@ -221,7 +221,7 @@ def _only_outside_build(switch: NameBinding, ctx: Context) -> bool:
 
 def _marked_cuda_only(ctx: Context) -> bool:
     """`meta.broken` true without CUDA (`!cudaSupport`, `!cudaSupport || ...`), `badPlatforms`
-    listing platforms only without CUDA, or `platforms` empty without CUDA."""
+    listing every platform only without CUDA, or `platforms` empty without CUDA."""
     for binding in ctx.semantic.nodes_of_type("binding"):
         names = attrpath_names(binding.child_by_field_name("attrpath"))
         value = binding_value(binding)
@@ -229,11 +229,17 @@ def _marked_cuda_only(ctx: Context) -> bool:
             continue
         if names[-1] == "broken" and switch_value(value, ctx, on=False) is True:
             return True
-        if names[-1] == "badPlatforms" and any(_only_without_switch(node, value, ctx) for node in descendants(value) if node.is_named):
+        if names[-1] == "badPlatforms" and any(_every_platform(node) and _only_without_switch(node, value, ctx) for node in descendants(value)):
             return True
         if names[-1] == "platforms" and _empty_without_switch(value, ctx):
             return True
     return False
+
+
+def _every_platform(node: Node) -> bool:
+    """`lib.platforms.all`, or the package's own `platforms` (`finalAttrs.meta.platforms`): not
+    one platform that lacks something without CUDA (`[ "aarch64-darwin" ]`)."""
+    return node.type in {"variable_expression", "select_expression"} and last_name(node) in {"all", "platforms"}
 
 
 def _only_without_switch(node: Node, within: Node, ctx: Context) -> bool:

@@ -20,7 +20,9 @@ and CUDA-only packages, which have nothing to switch: those that read `cudaSuppo
 derivation attribute that fails without CUDA: `src = if cudaSupport then ... else throw "...";`);
 CUDA packages outside input lists (`passthru`, `disallowedRequisites`),
 a runpath hook under any condition (drivers serve Vulkan/OpenCL too), and
-`addDriverRunpath`, which graphics packages use without CUDA.
+`addDriverRunpath`, which graphics packages use without CUDA. A package that marks only some
+platforms bad without CUDA (`badPlatforms = lib.optionals (!cudaSupport) [ "aarch64-darwin" ]`)
+still builds without CUDA elsewhere: flagged.
 
 Contexts: wherever a derivation with a `cudaSupport` switch lists inputs (packages, overrides,
 dev shells built with `mkShell`): the same warning, as the switch makes the same promise there.
