@@ -66,6 +66,16 @@ def test_input_sites_follow_list_syntax_and_let_variables() -> None:
     assert semantic.input_attrs(refs["cuda_cudart"].node) == {"buildInputs"}
 
 
+def test_input_site_of_an_optional_item_is_the_item() -> None:
+    """`[ cmake ] ++ lib.optional c x`: `x` is the element (a fix replaces it, keeping the guard)."""
+    source = SourceFile("t.nix", "{ lib, c, cmake, cudaPackages }:\n{ nativeBuildInputs = [ cmake ] ++ lib.optional c cudaPackages.cuda_nvcc; }\n")
+    semantic = Semantic(parse(source), source)
+    (ref,) = semantic.cuda_refs()
+    site = semantic.input_site(ref.node)
+    assert site is not None and site.attr == "nativeBuildInputs" and site.list_node is None
+    assert text(site.element) == "cudaPackages.cuda_nvcc"
+
+
 def test_guards_binding_paths_and_calls() -> None:
     semantic, _ = view()
     refs = {text(r.node): r for r in semantic.cuda_refs()}

@@ -286,13 +286,13 @@ class Semantic:
 
     def input_site(self, node: Node) -> InputSite | None:
         """The input attribute `node` is an element of, following only list-building syntax."""
-        element = node
+        element: Node | None = None  # the list element (or `lib.optional`'s item) holding `node`
         list_node: Node | None = None
         child, parent = node, node.parent
         while parent is not None:
             kind = parent.type
             if kind == "list_expression":
-                if list_node is None:
+                if list_node is None and element is None:
                     list_node, element = parent, child
             elif kind == "binding":
                 if binding_value(parent) != child:
@@ -303,7 +303,7 @@ class Semantic:
                 names = attrpath_names(parent.child_by_field_name("attrpath"))
                 if not names or names[-1] is None:
                     return None
-                return InputSite(names[-1], parent, element if list_node else child, list_node)
+                return InputSite(names[-1], parent, element if element is not None else child, list_node)
             elif kind in {"parenthesized_expression", "with_expression", "let_expression", "assert_expression"}:
                 if parent.child_by_field_name("body") != child and kind != "parenthesized_expression":
                     return None
@@ -320,8 +320,8 @@ class Semantic:
                 name = last_name(function)
                 if not arguments or not _contains(arguments[-1], child) or name not in (CONDITIONAL_FUNCTIONS | LIST_PASSTHROUGH_FUNCTIONS):
                     return None
-                if name == "optional" and list_node is None:
-                    list_node, element = None, child
+                if name == "optional" and element is None:
+                    element = child  # `lib.optional c x`: `x` is the element
                 child, parent = outer, outer.parent
                 continue
             else:
