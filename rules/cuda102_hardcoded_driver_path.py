@@ -162,7 +162,7 @@ def _report(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool)
 def _report_32(ctx: Context, string: Node, span: tuple[int, int], build_flag: bool) -> None:
     if stray_32bit_dir(ctx, string):
         return  # standing for the 64-bit directory: CUDA109
-    message = "hardcoded 32-bit driver directory `/run/opengl-driver-32/lib`: write `${pkgsi686Linux.addDriverRunpath.driverLink}/lib`"
+    message = f"hardcoded 32-bit driver directory `/run/opengl-driver-32/lib`: write `${{pkgsi686Linux.{driver_runpath_name(ctx)}.driverLink}}/lib`"
     if build_flag:
         message += _BUILD_FLAG_NOTE
     ctx.report(span, message)

@@ -108,8 +108,10 @@ from cudalint.rules._driver import (
     DriverRef,
     driver_override_chain,
     driver_ref,
+    driver_runpath_name,
     overrides_match_host,
 )
+from cudalint.rules._runpath_hooks import driver_hook
 
 RULE = Rule(
     code="CUDA103",
@@ -198,9 +200,11 @@ def _report(ctx: Context, at: Node, ref: DriverRef, where: str, place: Place, sh
             fixes=[_module_fix(ctx, at, ref)],
         )
     elif place.is_shell:
-        ctx.report(at, f"`{shown}` {where} pins one driver release, which must match the host's: use the host's `${{addDriverRunpath.driverLink}}/lib`")
+        ctx.report(at, f"`{shown}` {where} pins one driver release, which must match the host's: use the host's `${{{driver_runpath_name(ctx)}.driverLink}}/lib`")
     else:
-        ctx.report(at, f"`{shown}` {where} ties the package to one driver release: link the `libcuda.so` stub and add `autoAddDriverRunpath`")
+        hook = driver_hook(ctx)  # the target's name for the hook (before 2024-04 the CUDA set's)
+        instead = f"add `{hook}`" if hook is not None else f"call `{driver_runpath_name(ctx)}` on the binaries"
+        ctx.report(at, f"`{shown}` {where} ties the package to one driver release: link the `libcuda.so` stub and {instead}")
 
 
 def _module_fix(ctx: Context, at: Node, ref: DriverRef) -> Fix | None:

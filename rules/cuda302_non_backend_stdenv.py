@@ -345,6 +345,9 @@ def _check_bazel(apply: Node, ctx: Context) -> bool:
         return True
     if not any(spells(node, _BAZEL_CUDA) for node in reachable(attrset, ctx)) or _picks_host_compiler(attrset, ctx):
         return True
+    if not _has_backend_stdenv(ctx):
+        ctx.report(function, "`buildBazelPackage` compiles CUDA with the plain stdenv: point nvcc at the toolkit's compiler (`-ccbin ${cudatoolkit.cc}/bin`)")
+        return True
     ctx.report(function, "`buildBazelPackage` compiles CUDA with the plain stdenv: write `(buildBazelPackage.override { stdenv = cudaPackages.backendStdenv; })`")
     return True
 

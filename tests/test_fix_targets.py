@@ -4,7 +4,8 @@ Fix-all (`--fix --unsafe-fixes`, in process) runs on every fixture, every rule's
 the best-practice files and the review-request snippets, under every NixOS release the reference
 set models (22.05 .. 25.11) and the newest nixpkgs. Every dated name of the vocabulary
 (nix/vocabulary.nix: hooks, `backendStdenv`, `flags` and its members, `lib.getInclude`, ...), every
-CUDA package and every output a fix adds to the text must exist on that target.
+CUDA package and every output a fix adds to the text must exist on that target; so must the
+dated names a message advises (`use autoAddDriverRunpath`), unless the file writes them itself.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from cudalint.knowledge import reference
+from cudalint.lint.engine import lint
 from cudalint.lint.fixing import fix_file
 from cudalint.lint.registry import all_rules
 from cudalint.lint.settings import LintSettings
@@ -89,14 +91,36 @@ def absent_names(before: str, after: str, nixpkgs: str | None) -> list[str]:
     return problems
 
 
+def absent_advice(message: str, text: str, nixpkgs: str | None) -> list[str]:
+    """Names quoted in a finding's message (`use autoAddDriverRunpath`) that the target lacks and
+    the file does not write itself (a message may quote what the file wrote). Settings of nixpkgs'
+    `config` are the user's to set on any target: only reading them is dated."""
+    ref = reference.load()
+    target = reference.target(nixpkgs)
+    problems = []
+    for quoted in re.findall(r"`([^`]*)`", message):
+        for pattern, names in _patterns().values():
+            if names[0].startswith("config."):
+                continue
+            if pattern.search(quoted) and not pattern.search(text) and not any(ref.has(name, target) for name in names):
+                problems.append(f"{message!r} names {names[0]}")
+    return problems
+
+
 @pytest.mark.parametrize("nixpkgs", TARGETS, ids=lambda t: t or "unstable")
 def test_fix_all_writes_only_names_the_target_has(nixpkgs) -> None:
-    settings = LintSettings(nixpkgs=nixpkgs)
+    # no time budget: a loaded machine must not end fix-all early (and hide a fix)
+    settings = LintSettings(nixpkgs=nixpkgs, time_budget=float("inf"))
+    described = reference.target(nixpkgs).describe()
     failures = []
     for label, text in inputs():
-        fixed = fix_file(SourceFile("input.nix", text), settings, unsafe=True).text
+        source = SourceFile("input.nix", text)
+        first = lint(source, settings)
+        for diagnostic in first.diagnostics:
+            failures += [f"{label}: {diagnostic.code} {problem} ({described})" for problem in absent_advice(diagnostic.message, text, nixpkgs)]
+        fixed = fix_file(source, settings, unsafe=True, first=first).text
         if fixed != text:
-            failures += [f"{label}: {problem} ({reference.target(nixpkgs).describe()})" for problem in absent_names(text, fixed, nixpkgs)]
+            failures += [f"{label}: {problem} ({described})" for problem in absent_names(text, fixed, nixpkgs)]
     assert not failures, "\n".join(failures)
 
 
@@ -205,3 +229,12 @@ def test_the_driver_hook_fix_writes_the_targets_hook(nixpkgs, hook, absent) -> N
     assert hook in fixed and absent not in fixed, fixed
     assert fixed.count(hook.rsplit(".", 1)[-1]) == 1, fixed  # CUDA101 and CUDA108 do not both add it
     assert "LD_LIBRARY_PATH" not in fixed
+
+
+def test_the_message_scan_sees_absent_advice() -> None:
+    """The check can fail: advice naming a name the target lacks is found, a name the file writes
+    itself (quoted back to it) is not."""
+    message = "`stdenv.mkDerivation` compiles CUDA: build with `cudaPackages.backendStdenv`"
+    assert absent_advice(message, "{ stdenv }: stdenv.mkDerivation { }", "22.11")
+    assert not absent_advice(message, "{ stdenv }: stdenv.mkDerivation { }", "23.05")
+    assert not absent_advice(message, "{ cudaPackages }: cudaPackages.backendStdenv.mkDerivation { }", "22.11")
