@@ -59,7 +59,7 @@ def test_it_installs_the_actions_own_checkout() -> None:
 
 
 def test_the_outputs_it_offers_exist() -> None:
-    offered = re.findall(r"\b(github|text|json|sarif|rdjson|markdown)\b", ACTION["inputs"]["output"]["description"])
+    offered = re.findall(r"\b(github|text|concise|json|sarif|rdjson|markdown)\b", ACTION["inputs"]["output"]["description"])
     assert set(offered) == set(OUTPUT_FORMATS)
 
 

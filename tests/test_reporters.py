@@ -57,7 +57,7 @@ def render(name: str, results: list[FileResult], options: ReportOptions = PLAIN)
 
 
 def test_every_format_has_a_reporter() -> None:
-    assert set(FORMATS) == {"text", "json", "sarif", "github", "rdjson", "markdown"}
+    assert set(FORMATS) == {"text", "concise", "json", "sarif", "github", "rdjson", "markdown"}
     for name in FORMATS:
         assert callable(get_reporter(name))
 
@@ -410,3 +410,12 @@ def test_text_escapes_control_characters() -> None:
     assert "2 |   \ufffd[ a ]\n" in output
     assert "  |   ^\n" in output
     assert "e.nix" not in output  # its error goes to standard error (tests/test_cli.py)
+
+
+def test_concise_is_a_line_per_finding_then_the_summary() -> None:
+    results = [checked("b.nix", TOOLKIT), checked("a.nix", SUPPRESSION)]
+    full = render("text", results)
+    concise = render("concise", results).splitlines()
+    headers = [line for line in full.splitlines() if re.match(r"^[ab]\.nix:\d+:\d+: CUDA\d{3} \[", line)]
+    assert concise[: len(headers)] == headers and len(headers) >= 2
+    assert concise[len(headers) :] == full.splitlines()[-len(concise[len(headers) :]) :]  # the same closing lines

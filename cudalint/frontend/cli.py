@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 PROG = "cudalint"
 COMMANDS = ("check", "rules", "rule", "server")
-OUTPUT_FORMATS = ("text", "json", "sarif", "github", "rdjson", "markdown")
+OUTPUT_FORMATS = ("text", "concise", "json", "sarif", "github", "rdjson", "markdown")
 FORMAT_ENV = "CUDALINT_OUTPUT_FORMAT"
 # `--fail-on` / `fail-on`: the least severe finding that fails a run ("never" is --exit-zero). Info
 # is advice ("no defect", rules.md): like ESLint and shellcheck's -S, a run fails from warnings up.
@@ -375,7 +375,7 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError(f"${FORMAT_ENV}={output_format!r} is not one of {', '.join(OUTPUT_FORMATS)}")
     if args.config and args.isolated:
         raise UsageError("--config and --isolated cannot be used together")
-    if args.statistics and output_format not in ("text", "json"):
+    if args.statistics and output_format not in ("text", "concise", "json"):
         raise UsageError(f"--statistics prints text or json, not {output_format}")
     if args.diff and args.write_baseline:
         raise UsageError("--diff and --write-baseline cannot be used together")
@@ -585,7 +585,7 @@ def _check(args: argparse.Namespace) -> int:
 
         reporter = get_reporter(output_format)
         options = ReportOptions(color=color, unsafe_fixes=unsafe)
-        if output_format == "text" and args.quiet:
+        if output_format in ("text", "concise") and args.quiet:
             # --quiet prints the findings only: no targets, file counts or summary
             import io
             from dataclasses import replace

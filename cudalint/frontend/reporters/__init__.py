@@ -1,4 +1,4 @@
-"""Output formats for `cudalint check`: text (ruff/rustc style), json (ruff's shape), sarif
+"""Output formats for `cudalint check`: text (ruff/rustc style), concise (a line a finding), json (ruff's shape), sarif
 (SARIF 2.1.0), github (workflow commands), rdjson (reviewdog, fixes as suggestions) and
 markdown (a review summary), plus `--statistics`.
 
@@ -29,9 +29,10 @@ class ReportOptions:
 
 Reporter = Callable[[list[FileResult], TextIO, ReportOptions], None]
 
-# name -> module holding a `report(results, out, options)` function
+# name -> module holding a `report(results, out, options)` function (or "module:function")
 _MODULES = {
     "text": "cudalint.frontend.reporters.text",
+    "concise": "cudalint.frontend.reporters.text:report_concise",
     "json": "cudalint.frontend.reporters.json_format",
     "sarif": "cudalint.frontend.reporters.sarif",
     "github": "cudalint.frontend.reporters.github",
@@ -55,7 +56,8 @@ def get_reporter(name: str) -> Reporter:
         module_name = _MODULES[name]
     except (KeyError, TypeError):
         raise UnknownFormatError(name) from None
-    return importlib.import_module(module_name).report
+    module, _, function = module_name.partition(":")
+    return getattr(importlib.import_module(module), function or "report")
 
 
 # Helpers shared by the reporters.

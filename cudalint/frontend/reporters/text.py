@@ -129,14 +129,22 @@ def _fix_help(diagnostic: Diagnostic, options: ReportOptions) -> str | None:
     return f"{fix.title} (unsafe fix, hidden: enable with --unsafe-fixes)"
 
 
+def header_line(result: FileResult, diagnostic: Diagnostic, options: ReportOptions) -> str:
+    """`path:row:col: CODE [severity] message`: the first line of a finding, and all of it in the
+    concise format."""
+    paint = _Painter(options.color)
+    assert result.source is not None
+    row, column = result.source.location(diagnostic.start)
+    color = SEVERITY_COLOR.get(diagnostic.severity, "")
+    return f"{paint(printable(result.path), BOLD)}:{row}:{column}: {paint(diagnostic.code, BOLD, color)} [{paint(diagnostic.severity.value, color)}] {printable(diagnostic.message)}"
+
+
 def format_diagnostic(result: FileResult, diagnostic: Diagnostic, options: ReportOptions) -> str:
     paint = _Painter(options.color)
     source = result.source
     assert source is not None
-    row, column = source.location(diagnostic.start)
     color = SEVERITY_COLOR.get(diagnostic.severity, "")
-    header = f"{paint(printable(result.path), BOLD)}:{row}:{column}: {paint(diagnostic.code, BOLD, color)} [{paint(diagnostic.severity.value, color)}] {printable(diagnostic.message)}"
-    lines = [header]
+    lines = [header_line(result, diagnostic, options)]
     if source.data:
         line, shown, start_col, width, continues = _underline(source, diagnostic)
         number = str(line + 1)
@@ -217,6 +225,15 @@ def context_lines(results: list[FileResult]) -> list[str]:
 
 
 def report(results: list[FileResult], out: TextIO, options: ReportOptions) -> None:
+    _report(results, out, options, lambda result, diagnostic: format_diagnostic(result, diagnostic, options) + "\n\n")
+
+
+def report_concise(results: list[FileResult], out: TextIO, options: ReportOptions) -> None:
+    """`--output-format concise`: one line per finding (ruff's concise format), then the summary."""
+    _report(results, out, options, lambda result, diagnostic: header_line(result, diagnostic, options) + "\n")
+
+
+def _report(results: list[FileResult], out: TextIO, options: ReportOptions, render) -> None:
     paint = _Painter(options.color)
     for result in sorted(results, key=lambda r: r.path):
         # a file's error (unreadable, too large, ...) and internal errors go to standard error
@@ -224,7 +241,7 @@ def report(results: list[FileResult], out: TextIO, options: ReportOptions) -> No
         if result.source is None:
             continue
         for diagnostic in sorted(result.diagnostics, key=lambda d: (d.start, d.end, d.code)):
-            out.write(format_diagnostic(result, diagnostic, options) + "\n\n")
+            out.write(render(result, diagnostic))
     if not options.summary:
         return
     for line in context_lines(results):
