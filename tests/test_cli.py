@@ -729,3 +729,26 @@ def test_diff_says_which_fixes_were_revealed_by_others(tmp_path, monkeypatch, ca
     fixed = int(re.search(r"Would fix (\d+) findings", err).group(1))
     revealed = re.search(r"\((\d+) of them appeared once other fixes were applied\)", err)
     assert fixed == fixable + (int(revealed.group(1)) if revealed else 0)
+
+
+def test_show_files_lists_what_would_be_checked(tmp_path, monkeypatch, capsys) -> None:
+    write(tmp_path / "cudalint.toml", 'exclude = ["vendor/"]\n')
+    write(tmp_path / "a.nix", FINDING)
+    write(tmp_path / "sub" / "b.nix", "{ }: 1\n")
+    write(tmp_path / "vendor" / "c.nix", FINDING)
+    write(tmp_path / "ignored" / "d.nix", FINDING)
+    write(tmp_path / ".gitignore", "ignored/\n")
+    (tmp_path / ".git").mkdir()
+    code, out, _ = run(["check", "--show-files", "."], tmp_path, monkeypatch, capsys)
+    assert code == 0 and out.splitlines() == ["a.nix", "sub/b.nix"]
+
+
+def test_show_settings_describes_what_applies(tmp_path, monkeypatch, capsys) -> None:
+    write(tmp_path / "cudalint.toml", 'select = ["CUDA1"]\nignore = ["CUDA101"]\nnixpkgs = "24.05"\nfail-on = "error"\n')
+    write(tmp_path / "a.nix", FINDING)
+    code, out, _ = run(["check", "--show-settings", "--unsafe-fixes", "a.nix"], tmp_path, monkeypatch, capsys)
+    settings = dict(line.split(":", 1) for line in out.splitlines())
+    assert code == 0 and settings["file"].strip() == "a.nix" and settings["configuration"].strip() == "cudalint.toml"
+    assert settings["target nixpkgs"].strip() == "24.05 (cudalint.toml nixpkgs)"
+    assert "CUDA102" in settings["rules"] and "CUDA101" not in settings["rules"] and "CUDA001" not in settings["rules"]
+    assert settings["unsafe fixes"].strip() == "on" and settings["fail on"].strip() == "error"

@@ -180,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     output = check.add_argument_group("output")
     output.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None, help=f"how findings are printed (default: text, or ${FORMAT_ENV})")
     output.add_argument("--statistics", action="store_true", help="print counts per rule instead of the findings")
+    output.add_argument("--show-files", action="store_true", help="print the files that would be checked (after exclusions and .gitignore), and exit")
+    output.add_argument("--show-settings", action="store_true", help="print the settings that apply to each named file (or the first file found), and exit")
     output.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour the output (auto: when standard output is a terminal and NO_COLOR is unset)")
     output.add_argument("-q", "--quiet", action="store_true", help="print the findings and errors only: no summary, warnings or progress")
     output.add_argument(
@@ -443,6 +445,9 @@ def _check(args: argparse.Namespace) -> int:
 
     inside_cwd = cwd.rstrip(os.sep) + os.sep
 
+    if args.show_files or args.show_settings:
+        return _show(args, walker, directories, resolver, early)
+
     def found_display(path: str) -> str:
         # found paths are absolute and normalized: display_path's relpath is a slice of them
         # below the working directory, and they are shown as they are elsewhere
@@ -607,6 +612,52 @@ def _check(args: argparse.Namespace) -> int:
     if args.exit_non_zero_on_fix and fixed:
         return 1
     return 0
+
+
+def _show(args: argparse.Namespace, walker, directories: list[str], resolver, early: list) -> int:
+    """--show-files: every file the run would check (named files, then the walk); --show-settings:
+    what applies to each named file, or to the first file found (ruff's two options)."""
+    from cudalint.frontend.config import display_path
+
+    found = [f.path for f in walker.fresh()]
+    for directory in directories:
+        found += [f.path for f in walker.walking(directory)]
+    for display, processed in early:
+        sys.stderr.write(f"{PROG}: {display}: error: {processed.result.error if processed.result else 'cannot be read'}\n")
+    if args.show_files:
+        for path in sorted(found, key=lambda p: _path_key(display_path(p, resolver.cwd))):
+            sys.stdout.write(display_path(path, resolver.cwd) + "\n")
+    else:
+        named = [os.path.abspath(p) for p in args.paths if p != "-" and os.path.isfile(p)] or found[:1]
+        for path in named:
+            sys.stdout.write(describe_settings(path, resolver) + "\n")
+    return 2 if early else 0
+
+
+def describe_settings(path: str, resolver) -> str:
+    """The settings for one file, as --show-settings prints them."""
+    from cudalint.frontend.config import display_path
+    from cudalint.lint.registry import preview_codes
+
+    settings = resolver.settings_for(path)
+    config = resolver.config_for_dir(os.path.dirname(path))
+    enabled = sorted(settings.lint.enabled)
+    preview = sorted(set(enabled) & preview_codes())
+    rows = [
+        ("file", display_path(path, resolver.cwd)),
+        ("configuration", display_path(settings.config, resolver.cwd) if settings.config else "(none: the defaults)"),
+        ("target nixpkgs", f"{settings.pin.nixpkgs or 'unstable (the newest)'} ({settings.pin.source or 'nothing pins it'})"),
+        ("target CUDA", ", ".join(settings.lint.cuda) or "the target nixpkgs' default"),
+        ("rules", f"{len(enabled)} enabled: {', '.join(enabled)}"),
+        ("preview", f"{'on' if resolver.preview_for(config) else 'off'}" + (f" ({', '.join(preview)} enabled)" if preview else "")),
+        ("unsafe fixes", "on" if settings.unsafe_fixes else "off"),
+        ("fail on", config.fail_on or "warning (the default)"),
+        ("exclude", ", ".join(p.text for p in config.exclude) or "(nothing)"),
+        ("max file size", f"{settings.max_file_size} bytes"),
+        ("time budget", f"{settings.lint.time_budget:g} s per file"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name + ':':<{width + 1}} {value}" for name, value in rows)
 
 
 def _revealed(results: list[FileResult]) -> str:
