@@ -5,7 +5,9 @@ Flagged: a reference to a package of a CUDA package set (`cudaPackages.cuda_crt`
 `(lib.getOutput "include" cuda_crt)` under `with cudaPackages;` or after
 `inherit (cudaPackages) cuda_crt;`, `cudaPackages_12_8.libnvjitlink`) that is missing from one of
 the releases it can be evaluated in. Those releases are the judged ones (the configured `cuda`
-releases, else every release the target nixpkgs offers), narrowed by the set's own name
+releases, else every release the target nixpkgs offers; only the target's default release for
+`pkgs.cudaPackages.x`, `final.cudaPackages.x`: the instance's own set, which no caller
+replaces), narrowed by the set's own name
 (`cudaPackages_12_8` is 12.8, `cudaPackages_13` the 13.x releases) and by the conditions the
 reference stands under: `lib.optionals (cudaAtLeast "13.0")`, `if cudaOlder "12.0" then ... else`,
 `lib.versionAtLeast cudaPackages.cudaMajorMinorVersion "13.0"`, `cudaMajorVersion == "13"`,
@@ -156,6 +158,8 @@ def check(node: Node, ctx: Context) -> None:
     if have >= every:
         return
     judged = frozenset(ctx.reference.judged_releases(ctx.target)) & _set_releases(ref.set_name, every) & _not_broken_in(ctx, every)
+    if _through_instance(root, ref):
+        judged &= frozenset(ctx.target.releases)
     evaluated = judged & _reached(ctx, root, every, 0)
     missing = evaluated - have
     if not missing:
@@ -185,6 +189,14 @@ def _first_variable(root: Node) -> Node | None:
 def _formal_has_default(semantic, ref: CudaRef) -> bool:
     binding = semantic.resolve_name(ref.package, ref.node)
     return binding.node is not None and binding.node.type == "formal" and binding.node.child_by_field_name("default") is not None
+
+
+def _through_instance(root: Node, ref: CudaRef) -> bool:
+    """`pkgs.cudaPackages.x` (`final.`, `prev.`): the set of the nixpkgs instance at hand, which
+    has the target's release (the configured one, else its default), not any release a caller
+    could pass as a `cudaPackages` argument."""
+    first = _first_variable(root)
+    return ref.via == "select" and ref.set_name == "cudaPackages" and first is not None and text(first) in catalog.TOP_LEVEL_VARIABLES
 
 
 def _in_own_package_set(ctx: Context) -> bool:
