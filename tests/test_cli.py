@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -752,3 +753,33 @@ def test_show_settings_describes_what_applies(tmp_path, monkeypatch, capsys) -> 
     assert settings["target nixpkgs"].strip() == "24.05 (cudalint.toml nixpkgs)"
     assert "CUDA102" in settings["rules"] and "CUDA101" not in settings["rules"] and "CUDA001" not in settings["rules"]
     assert settings["unsafe fixes"].strip() == "on" and settings["fail on"].strip() == "error"
+
+
+def _bash_complete(script: Path, words: list[str]) -> list[str]:
+    """What bash offers after `words` (the last one being completed), with the generated script loaded."""
+    bash = shutil.which("bash")
+    assert bash is not None
+    array = " ".join(shlex.quote(w) for w in words)
+    program = (
+        f"source {shlex.quote(str(script))}; COMP_WORDS=({array}); COMP_CWORD={len(words) - 1}; "
+        'COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}; _shtab_cudalint; printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    return subprocess.run([bash, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+
+
+def test_bash_completion_offers_commands_options_and_choices(tmp_path, monkeypatch, capsys) -> None:
+    code, script, _ = run(["completion", "bash"], tmp_path, monkeypatch, capsys)
+    assert code == 0
+    path = write(tmp_path / "cudalint.bash", script)
+    assert {"check", "rules", "rule", "server", "completion"} <= set(_bash_complete(path, ["cudalint", ""]))
+    assert "--output-format" in _bash_complete(path, ["cudalint", "check", "--out"])
+    assert set(_bash_complete(path, ["cudalint", "check", "--output-format", ""])) == {"text", "concise", "json", "sarif", "github", "rdjson", "markdown"}
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish", "tcsh", "powershell"])
+def test_completion_scripts_for_other_shells(shell, tmp_path, monkeypatch, capsys) -> None:
+    code, script, _ = run(["completion", shell], tmp_path, monkeypatch, capsys)
+    assert code == 0 and "--output-format" in script and "completion" in script
+    checker = {"zsh": ["zsh", "-n"], "fish": ["fish", "--no-execute"]}.get(shell)
+    if checker and shutil.which(checker[0]):  # a syntax check where the shell is installed
+        assert subprocess.run([*checker, str(write(tmp_path / f"cudalint.{shell}", script))], capture_output=True).returncode == 0

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from cudalint.lint.results import FileResult
 
 PROG = "cudalint"
-COMMANDS = ("check", "rules", "rule", "server")
+COMMANDS = ("check", "rules", "rule", "server", "completion")
+COMPLETION_SHELLS = ("bash", "zsh", "fish", "tcsh", "powershell")
 OUTPUT_FORMATS = ("text", "concise", "json", "sarif", "github", "rdjson", "markdown")
 FORMAT_ENV = "CUDALINT_OUTPUT_FORMAT"
 # `--fail-on` / `fail-on`: the least severe finding that fails a run ("never" is --exit-zero). Info
@@ -218,7 +219,23 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
     server.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead, for debugging")
     server.set_defaults(func=cmd_server)
+
+    completion = commands.add_parser(
+        "completion",
+        help="print a shell completion script",
+        description="Print a completion script for SHELL. Bash: `cudalint completion bash > ~/.local/share/bash-completion/completions/cudalint`; "
+        "zsh: `cudalint completion zsh > ~/.zfunc/_cudalint` (with ~/.zfunc on $fpath); fish: `cudalint completion fish > ~/.config/fish/completions/cudalint.fish`.",
+    )
+    completion.add_argument("shell", choices=COMPLETION_SHELLS, metavar="SHELL", help=f"one of {', '.join(COMPLETION_SHELLS)}")
+    completion.set_defaults(func=cmd_completion)
     return parser
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    import shtab  # only here: completion scripts are generated from the parser itself
+
+    sys.stdout.write(shtab.complete(build_parser(), shell=args.shell))
+    return 0
 
 
 def with_default_command(argv: list[str]) -> list[str]:
