@@ -235,6 +235,14 @@ def test_a_channel_url_or_a_lock_dates_what_a_bare_commit_does_not(tmp_path, mon
     assert {(f["target"]["nixpkgs"], f["target"]["source"], f["target"]["undated"]) for f in json.loads(out)} == {("2023-05-15", "flake.lock", None)}
 
 
+def test_a_devenv_lock_dates_the_devenv_module_beside_it(tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "devenv.nix").write_text("{ pkgs, ... }: { packages = [ pkgs.cudaPackages_11_8.cuda_nvcc ]; }\n")
+    _flake_lock(tmp_path / "devenv.lock", 1684108800)  # 2023-05-15: cudaPackages_11_8 still evaluates
+    _, out, _ = check(tmp_path, monkeypatch, capsys, "--select", "CUDA002", "--output-format", "json", "devenv.nix")
+    assert [(f["severity"], f["target"]["nixpkgs"], f["target"]["source"]) for f in json.loads(out)] == [("warning", "2023-05-15", "devenv.lock")]
+
+
 def test_an_undated_pin_next_to_the_file_or_imported_by_it_is_said_so(tmp_path, monkeypatch, capsys) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "nix").mkdir()

@@ -554,7 +554,7 @@ class Resolver:
 
     def pin(self, directory: str) -> Pin:
         """The nixpkgs the nearest pin at or above `directory` names (cudalint/knowledge/pins.py), not
-        looking above the git repository's root: a flake.lock, else a flake.nix's inputs, else
+        looking above the git repository's root: a flake.lock (or devenv.lock), else a flake.nix's inputs, else
         niv's or npins' sources.json, else a default.nix/shell.nix that fetches nixpkgs."""
         if directory in self._flake:
             return self._flake[directory]
@@ -572,10 +572,11 @@ class Resolver:
         def shown(name: str) -> str:
             return display_path(os.path.join(directory, name), self.cwd)
 
-        if self.listings.is_file(directory, "flake.lock"):
-            date = _flake_nixpkgs_date(os.path.join(directory, "flake.lock"))
-            if date is not None:
-                return Pin(date, shown("flake.lock"))
+        for lock in ("flake.lock", "devenv.lock"):  # devenv's lock has the flake lock's format
+            if self.listings.is_file(directory, lock):
+                date = _flake_nixpkgs_date(os.path.join(directory, lock))
+                if date is not None:
+                    return Pin(date, shown(lock))
         if self.listings.is_file(directory, "flake.nix") and not self.listings.is_file(directory, "flake.lock"):
             flake = pins.read_small(os.path.join(directory, "flake.nix"))
             target = pins.flake_input(flake)

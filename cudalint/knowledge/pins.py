@@ -4,7 +4,7 @@ In order: the file's own fetch of nixpkgs (`fetchTarball`, `builtins.fetchTarbal
 `fetchFromGitHub`, `fetchGit`, `fetchurl` of a nixpkgs archive or channel), or that of a file it
 imports by relative path (`import ../pin/nixpkgs.nix { }`, also through the nix-prefetch-git JSON
 that file reads); the nearest
-`flake.lock` (its nixpkgs input's `lastModified`); a `flake.nix` without a lock
+`flake.lock` or `devenv.lock` (its nixpkgs input's `lastModified`); a `flake.nix` without a lock
 (`inputs.nixpkgs.url`, following `inputs.nixpkgs.follows` to another input's URL); a
 `default.nix`/`shell.nix` next to the file that fetches nixpkgs; niv's `nix/sources.json` and
 `npins/sources.json`. Only branches, release tags and dates say which nixpkgs that is: a pinned
