@@ -783,3 +783,42 @@ def test_completion_scripts_for_other_shells(shell, tmp_path, monkeypatch, capsy
     checker = {"zsh": ["zsh", "-n"], "fish": ["fish", "--no-execute"]}.get(shell)
     if checker and shutil.which(checker[0]):  # a syntax check where the shell is installed
         assert subprocess.run([*checker, str(write(tmp_path / f"cudalint.{shell}", script))], capture_output=True).returncode == 0
+
+
+def test_watch_checks_again_when_a_nix_file_changes(tmp_path) -> None:
+    """--watch in a real process: the first check, an edit that removes the finding, the second
+    check; Ctrl+C (SIGINT) ends it with exit 0."""
+    import signal
+    import time
+
+    write(tmp_path / "a.nix", FINDING)
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "CUDALINT_OUTPUT_FORMAT")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cudalint", "check", "--isolated", "--watch", *SELECT, "."], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment
+    )
+    seen: list[str] = []
+
+    def wait_for(text: str) -> None:
+        deadline = time.monotonic() + 60
+        while not any(text in line for line in seen):
+            assert time.monotonic() < deadline and process.poll() is None, "".join(seen)
+            line = process.stdout.readline() if process.stdout else ""
+            seen.append(line)
+
+    try:
+        wait_for("Found 1 finding")
+        time.sleep(0.5)  # the watcher is set up once the first check has printed
+        write(tmp_path / "a.nix", '{ stdenv }:\nstdenv.mkDerivation { pname = "x"; }\n')
+        wait_for("changed; checking again")
+        wait_for("All checks passed!")
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=30)
+    assert code == 0
+
+
+def test_watch_refuses_what_it_cannot_repeat(tmp_path, monkeypatch, capsys) -> None:
+    code, _, err = run(["check", "--watch", "--diff", "."], tmp_path, monkeypatch, capsys)
+    assert code == 2 and "--watch cannot be used with --diff" in err
+    code, _, err = run(["check", "--watch", "-"], tmp_path, monkeypatch, capsys, stdin=b"")
+    assert code == 2 and "cannot read standard input" in err

@@ -202,6 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     behaviour.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (errors still exit 2; same as --fail-on never)")
     behaviour.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when fixes were applied, even if nothing remains")
+    behaviour.add_argument("-w", "--watch", action="store_true", help="check again whenever a Nix file or a configuration under the paths changes (until Ctrl+C)")
     behaviour.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N", help="files checked in parallel (default: one per CPU)")
     check.set_defaults(func=cmd_check)
 
@@ -376,11 +377,59 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 def cmd_check(args: argparse.Namespace) -> int:
     from cudalint.frontend.config import ConfigError
 
+    if args.watch:
+        return _watch(args)
     try:
         return _check(args)
     except ConfigError as error:
         _write_error(str(error))
         return 2
+
+
+# What makes --watch check again: Nix files, and the files that decide settings and targets.
+WATCHED_NAMES = ("cudalint.toml", ".cudalint.toml", "pyproject.toml", ".gitignore", "flake.lock", "flake.nix", "sources.json")
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """--watch: check, then check again whenever a watched file under the paths changes, until
+    interrupted (ruff's --watch). Each run prints as a plain check would."""
+    clashing = [
+        flag
+        for flag, given in (
+            ("--diff", args.diff),
+            ("--write-baseline", args.write_baseline),
+            ("--add-suppressions", args.add_suppressions),
+            ("--show-files", args.show_files),
+            ("--show-settings", args.show_settings),
+        )
+        if given
+    ]
+    if clashing:
+        raise UsageError(f"--watch cannot be used with {', '.join(clashing)}")
+    if "-" in args.paths:
+        raise UsageError("--watch watches files: it cannot read standard input")
+    try:
+        from watchfiles import watch
+    except ImportError:
+        raise UsageError("--watch needs the watchfiles package: pip install 'cudalint[watch]'") from None
+    import datetime
+
+    def watched(_change, path: str) -> bool:
+        return path.endswith(".nix") or os.path.basename(path) in WATCHED_NAMES
+
+    cmd_check_once = argparse.Namespace(**{**vars(args), "watch": False})
+    try:
+        cmd_check(cmd_check_once)
+        sys.stdout.flush()
+        for changes in watch(*(args.paths or ["."]), watch_filter=watched, raise_interrupt=True):
+            stamp = datetime.datetime.now().strftime("%H:%M:%S")
+            sys.stdout.write(f"\n[{stamp}] {_plural(len({path for _, path in changes}), 'file')} changed; checking again\n\n")
+            sys.stdout.flush()
+            cmd_check(cmd_check_once)
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        pass
+    return 0
 
 
 def _check(args: argparse.Namespace) -> int:
