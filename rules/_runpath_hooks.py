@@ -60,6 +60,14 @@ def reference_roots(root: Node):
 def hook_elements(ctx: Context, binding: Node, names: frozenset[str]) -> list[HookElement]:
     """Elements of the input binding `binding` (through `++`, `optionals`, `with`, ...) named
     like one of `names`, in text order."""
+    key = ("hook elements", node_key(binding), names)
+    cache = _cache(ctx)
+    if key not in cache:  # (asked once per element of a list: a walk of the list each time was quadratic)
+        cache[key] = _hook_elements(ctx, binding, names)
+    return cache[key]
+
+
+def _hook_elements(ctx: Context, binding: Node, names: frozenset[str]) -> list[HookElement]:
     value = binding_value(binding)
     if value is None:
         return []

@@ -215,7 +215,7 @@ def _check_reference(variable: Node, ctx: Context) -> None:
     advice = _advice(root, ref, ctx)
     span = (root.start_byte, root.end_byte)
     if advice.groupable:
-        group = [(r, a) for r, a in _neighbours(root, ctx) if a.key == advice.key]
+        group = _neighbours(root, advice, ctx)
         if group and group[0][0] != root:
             return  # reported with the first of its line
         if len(group) > 1:
@@ -227,26 +227,39 @@ def _check_reference(variable: Node, ctx: Context) -> None:
     ctx.report(span, advice.message, fixes=advice.fixes, severity=advice.severity)
 
 
-def _neighbours(root: Node, ctx: Context) -> list[tuple[Node, Advice]]:
-    """Toolkit references on `root`'s line in the same string or list (itself included), with
-    their advice: one construct, one finding."""
+def _neighbours(root: Node, advice: Advice, ctx: Context) -> list[tuple[Node, Advice]]:
+    """Toolkit references on `root`'s line in the same string or list (itself included) with
+    the same `advice`: one construct, one finding. Found once per container (a generated list
+    of thousands of references on one line asked it of every element: quadratic)."""
     container = root.parent
     if container is not None and container.type == "interpolation":
         container = container.parent
-        candidates = [c.named_children[0] for c in container.children if c.type == "interpolation" and c.named_children]
-    elif container is not None and container.type == "list_expression":
+    elif container is None or container.type != "list_expression":
+        return []
+    if container is None:
+        return []
+    memo = ctx.semantic.memo(__name__)
+    key = ("neighbours", container.start_byte, container.end_byte, container.kind_id)
+    by_line = memo.get(key)
+    if by_line is None:
+        by_line = memo[key] = _references_by_line(container, ctx)
+    return by_line.get((ctx.source.line_of(root.start_byte), advice.key), [])
+
+
+def _references_by_line(container: Node, ctx: Context) -> dict[tuple[int, str], list[tuple[Node, Advice]]]:
+    """The toolkit references a string's interpolations or a list's elements are, by line and
+    advice."""
+    if container.type == "list_expression":
         candidates = edits.list_elements(container)
     else:
-        return []
-    line = ctx.source.line_of(root.start_byte)
-    found = []
+        candidates = [c.named_children[0] for c in container.children if c.type == "interpolation" and c.named_children]
+    found: dict[tuple[int, str], list[tuple[Node, Advice]]] = {}
     for candidate in candidates:
-        if ctx.source.line_of(candidate.start_byte) != line:
-            continue
         variable = next((n for n in descendants(candidate) if n.type == "variable_expression"), None)
         other = _toolkit_root(variable, ctx) if variable is not None else None
         if other is not None and other[0] == candidate:
-            found.append((candidate, _advice(candidate, other[1], ctx)))
+            advice = _advice(candidate, other[1], ctx)
+            found.setdefault((ctx.source.line_of(candidate.start_byte), advice.key), []).append((candidate, advice))
     return found
 
 

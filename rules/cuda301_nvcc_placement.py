@@ -128,7 +128,16 @@ def _move_fix(ctx: Context, site: InputSite, ref: CudaRef) -> Fix | None:
 
 
 def _in_native_inputs(ctx: Context, attrset: Node) -> bool:
-    """Whether the derivation's native inputs (also through let-bound lists) name `cuda_nvcc`."""
+    """Whether the derivation's native inputs (also through let-bound lists) name `cuda_nvcc`
+    (once per derivation: each `cuda_nvcc` of its host inputs asks)."""
+    memo = ctx.semantic.memo(__name__)
+    key = ("native nvcc", node_key(attrset))
+    if key not in memo:
+        memo[key] = _native_inputs_mention_nvcc(ctx, attrset)
+    return memo[key]
+
+
+def _native_inputs_mention_nvcc(ctx: Context, attrset: Node) -> bool:
     for attr in sorted(catalog.NATIVE_INPUTS):
         binding = edits.find_binding(attrset, attr)
         value = binding_value(binding) if binding is not None else None

@@ -4,28 +4,42 @@ the tests independent of the machine's speed."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from cudalint.frontend import files, runner
 from cudalint.frontend.config import ConfigError, FileSettings, Resolver, load_config_file
+from cudalint.lint import engine
 from cudalint.lint.engine import lint
 from cudalint.lint.fixing import fix_file
 from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
+from cudalint.nix import parsing
 from cudalint.nix.source import SourceFile
 
 FINDING = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n  x = ;\n}\n"
 EXPIRED = LintSettings(time_budget=-1.0)
 
 
-def test_rules_stop_when_the_budget_is_spent_and_say_where() -> None:
+def test_the_budget_covers_the_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = SourceFile("t.nix", FINDING)
+    assert parsing.parse_until(source, time.monotonic() + 600) is not None
+    assert parsing.parse_until(source, time.monotonic() - 1) is None
+    monkeypatch.setattr(engine, "_PARSE_SECONDS_PER_BYTE", 0.0)  # (no share for a large file)
+    result = lint(source, EXPIRED)
+    assert result.diagnostics == [] and result.tree is None and not result.internal_errors
+    assert len(result.notes) == 1 and result.notes[0].startswith("not checked: parsing took longer than the time budget"), result.notes
+
+
+def test_rules_stop_when_the_budget_is_spent_and_say_where(monkeypatch: pytest.MonkeyPatch) -> None:
     source = SourceFile("t.nix", FINDING)
     assert "CUDA001" in [d.code for d in lint(source, LintSettings()).diagnostics]
+    monkeypatch.setattr(engine, "parse_until", lambda source, deadline: parsing.parse(source))  # the parse is done in time
     result = lint(source, EXPIRED)
     assert [d.code for d in result.diagnostics] == ["CUDA900"]  # the syntax check is not budgeted
     assert not result.internal_errors
-    assert len(result.notes) == 1 and "time budget" in result.notes[0] and "line 1" in result.notes[0]
+    assert len(result.notes) == 1 and result.notes[0].startswith("not fully checked: the time budget") and "line 1" in result.notes[0]
     assert "time-budget" in result.notes[0]
 
 
@@ -74,3 +88,41 @@ def test_time_budget_reaches_the_engine(tmp_path: Path) -> None:
     resolver = Resolver(cwd=str(tmp_path))
     assert resolver.settings_for(str(tmp_path / "a.nix")).lint.time_budget == 2.5
     assert resolver.settings_for(str(tmp_path / "sub" / "b.nix")).lint.time_budget == DEFAULT_TIME_BUDGET
+
+
+class _Clock:
+    """A clock that advances one second each time it is read: a budget of N seconds lasts N
+    looks at the clock, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_a_file_too_large_to_check_whole_is_checked_where_the_rules_patterns_are_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generated list of a hundred thousand names ending in `cudatoolkit` (the 9.8 MB case,
+    smaller): the budget runs out during the walk, and the toolkit is still reported, with the
+    note that the file was not fully checked."""
+    source = SourceFile("big.nix", "[ " + "a " * (engine._LARGE_TREE // 2) + "cudatoolkit ]\n")
+    tree = parsing.parse(source)
+    monkeypatch.setattr(engine, "time", _Clock())
+    result = lint(source, LintSettings(time_budget=20.0), tree=tree)
+    assert [d.code for d in result.diagnostics] == ["CUDA001"]
+    assert source.slice(result.diagnostics[0].start, result.diagnostics[0].end) == "cudatoolkit"
+    assert len(result.notes) == 1 and result.notes[0].startswith("not fully checked: the time budget of 20 s ran out at line 1"), result.notes
+
+
+def test_checking_the_patterns_first_finds_what_the_walk_in_order_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With time to check everything, the order (hot spots first, in any tree) changes nothing."""
+    from nix_generator import dense_list
+
+    source = SourceFile("dense.nix", dense_list(5).decode())
+    settings = LintSettings(time_budget=600.0)
+    in_order = lint(source, settings)
+    monkeypatch.setattr(engine, "_LARGE_TREE", 0)
+    hot_first = lint(source, settings)
+    assert [(d.code, d.start, d.end, d.message) for d in hot_first.diagnostics] == [(d.code, d.start, d.end, d.message) for d in in_order.diagnostics]
+    assert len(in_order.diagnostics) > 5

@@ -3,6 +3,7 @@ dispatches every node to the rules registered for its type."""
 
 from __future__ import annotations
 
+import itertools
 import time
 import traceback
 from array import array
@@ -19,7 +20,7 @@ from cudalint.lint.registry import all_rules, known_codes, rule_by_code
 from cudalint.lint.rule import Rule
 from cudalint.lint.settings import LintSettings
 from cudalint.lint.suppressions import Suppression, find_suppressions, is_valid_code
-from cudalint.nix.parsing import language, parse, syntax_problems
+from cudalint.nix.parsing import language, parse_until, syntax_problems
 from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
 from cudalint.nix.syntax import descendants
@@ -31,8 +32,17 @@ ENGINE_RULES = frozenset({SYNTAX_ERROR, UNUSED_SUPPRESSION})
 # Rules answer questions about a node's ancestors, which costs depth x nodes; real Nix nests a
 # few dozen levels. Below this depth rules are not run (syntax checks still cover everything).
 MAX_RULE_DEPTH = 256
-# How many nodes the walk dispatches between two looks at the clock.
-_CLOCK_INTERVAL = 64
+# How many nodes the dispatch hands over between two looks at the clock (a rule's check of one
+# node takes microseconds to milliseconds), and how many the walk visits.
+_CLOCK_INTERVAL = 8
+_WALK_CLOCK_INTERVAL = 4096
+# A tree this large may not be checked whole within the budget: the nodes around what the rules
+# look for (their patterns' matches in the text, at most `_HOT_SPOTS` of them) are checked first.
+_LARGE_TREE = 200_000
+# The parse of a file may take the time budget or this long per byte, whichever is longer (tree-
+# sitter parses 1-5 MB a second, a pathological file, 50,000 selectors in a chain, 6 KB a second).
+_PARSE_SECONDS_PER_BYTE = 4e-6
+_HOT_SPOTS = 1000
 
 
 @dataclass
@@ -170,12 +180,20 @@ def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None, p
     so a test can show both give the same findings."""
     if prefilter and not may_find(source.data, settings.enabled):
         return LintResult(source, tree, [])
-    tree = tree if tree is not None else parse(source)
+    # The budget covers every phase: the parse, the walk, the rules. No rule can look at a file
+    # without its tree: the parse of a large file may take longer, in proportion to its size.
+    start = time.monotonic()
+    deadline = start + settings.time_budget
+    if tree is None:
+        tree = parse_until(source, max(deadline, start + len(source.data) * _PARSE_SECONDS_PER_BYTE))
+        if tree is None:
+            return LintResult(source, None, [], notes=[_parse_out_of_time(settings)])
     diagnostics: list[Diagnostic] = []
     internal_errors: list[str] = []
     notes: list[str] = []
     dispatch = _dispatch(_rules_that_may_fire(source.data, settings.enabled) if prefilter else settings.enabled)
-    walked = None if legacy_walk else _walk(tree.root_node, dispatch, MAX_RULE_DEPTH, source.data)
+    first = _hot_spots(tree.root_node, source.data, dispatch, settings.enabled) if dispatch and tree.root_node.descendant_count > _LARGE_TREE else []
+    walked = None if legacy_walk else _walk(tree.root_node, dispatch, MAX_RULE_DEPTH, source.data, deadline)
     try:
         problems = syntax_problems(tree, source, None if walked is None else walked.definitions)
     except RecursionError:
@@ -188,7 +206,7 @@ def lint(source: SourceFile, settings: LintSettings, tree: Tree | None = None, p
     if walked is None:
         _run_rules_legacy(tree.root_node, context, dispatch, notes, internal_errors)
     elif dispatch:
-        _dispatch_walked(walked, context, notes, internal_errors)
+        _dispatch_walked(walked, context, notes, internal_errors, deadline, first)
     diagnostics.extend(context.diagnostics)
     return _finish(source, tree, _deduplicate(diagnostics), context.origins, settings, len(problems), internal_errors, notes)
 
@@ -206,6 +224,7 @@ class _Walked:
     definitions: list[Node]
     scopes: list[Node]
     too_deep: Node | None
+    out_of_time: Node | None = None  # where the walk stopped when the time budget ran out
 
 
 _DEFINITION_TYPES = frozenset({"function_expression", "formals", "binding_set"})
@@ -220,7 +239,7 @@ def _kind_ids(types: frozenset[str]) -> frozenset[int]:
     return frozenset(kind for kind in range(grammar.node_kind_count) if grammar.node_kind_for_id(kind) in types)
 
 
-def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int, data: bytes) -> _Walked:
+def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int, data: bytes, deadline: float | None = None) -> _Walked:
     """One TreeCursor walk (no recursion, no generator, no call per node) serving the rules and
     the duplicate-definition check. Measured on the benchmark's parsed files, this is faster
     than tree-sitter queries (`QueryCursor.captures` over the dispatched types, sorted back
@@ -238,9 +257,13 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int, dat
     # took 9 MB. (The dispatch asks again for the few kept: answers are remembered per spelling.)
     select = _binding_selector(dispatch.get("binding", ()))
     binding_kinds = _kind_ids(_BINDING_TYPE)
+    visited = 0
     while True:
         node = cursor.node
         assert node is not None  # a cursor always stands on a node
+        visited += 1
+        if deadline is not None and visited % _WALK_CLOCK_INTERVAL == 0 and time.monotonic() > deadline:
+            return _Walked(root, dispatch, dispatched, definitions, scopes, too_deep, node)
         kind = node.kind_id
         if kind in wanted and depth <= max_depth and (select is None or kind not in binding_kinds or select.rules_for(node, data)):
             dispatched.append(node)
@@ -260,12 +283,38 @@ def _walk(root: Node, dispatch: dict[str, tuple[Rule, ...]], max_depth: int, dat
             return _Walked(root, dispatch, dispatched, definitions, scopes, too_deep)
 
 
-def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], internal_errors: list[str]) -> None:
-    """Hand each walked node to its rules, in pre-order, within the time budget."""
+def _hot_spots(root: Node, data: bytes, dispatch: dict[str, tuple[Rule, ...]], enabled: frozenset[str]) -> list[Node]:
+    """The nodes to dispatch that hold a match of a rule's pattern, in pre-order: where findings
+    are, checked first in a tree too large to be sure of checking whole (a 10 MB list ending in
+    `cudatoolkit`)."""
+    matcher = _pattern_owners(enabled)[0]
+    if matcher is None:
+        return []
+    wanted = _kind_ids(frozenset(dispatch))
+    found: dict[tuple[int, int, int], Node] = {}
+    for count, (_, start, end) in enumerate(matcher.find_matches_as_indexes(data, overlapping=True)):
+        if count == _HOT_SPOTS:
+            break
+        cursor = root.walk()  # down from the root: a node's `parent` costs the siblings of each ancestor
+        while True:
+            node = cursor.node
+            assert node is not None
+            if node.kind_id in wanted:
+                found.setdefault((node.start_byte, node.end_byte, node.kind_id), node)
+            if cursor.goto_first_child_for_byte(start) is None or cursor.node is None or cursor.node.start_byte > start or cursor.node.end_byte < end:
+                break
+    return sorted(found.values(), key=lambda n: (n.start_byte, -n.end_byte))
+
+
+def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], internal_errors: list[str], deadline: float | None = None, first: list[Node] | None = None) -> None:
+    """Hand each walked node to its rules, in pre-order, within the time budget (until
+    `deadline`, else the budget from now); the nodes `first` before all others, even when the
+    walk used up the budget (they are few: `_hot_spots`)."""
     source, settings = context.source, context.settings
     failed: set[str] = set()
-    deadline = time.monotonic() + settings.time_budget
-    if time.monotonic() > deadline:
+    if deadline is None:
+        deadline = time.monotonic() + settings.time_budget
+    if not first and time.monotonic() > deadline:
         notes.append(_out_of_time(walked.root, context))
         return
     dispatch = walked.dispatch
@@ -275,9 +324,18 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
     any_variable = tuple(r for r in variables if not r.cuda_references_only)
     gated = len(any_variable) < len(variables)
     data = source.data
-    for count, node in enumerate(walked.dispatched):
-        if count % _CLOCK_INTERVAL == 0 and count and time.monotonic() > deadline:
-            notes.append(_out_of_time(node, context))
+    done = {(n.start_byte, n.end_byte, n.kind_id) for n in first} if first else None
+    nodes = itertools.chain(first, walked.dispatched) if first else walked.dispatched
+    stopped = None
+    for count, node in enumerate(nodes):
+        if done is not None and count >= len(done):
+            if (node.start_byte, node.end_byte, node.kind_id) in done:
+                continue  # (checked first)
+            if time.monotonic() > deadline:
+                stopped = node
+                break
+        elif count % _CLOCK_INTERVAL == 0 and count and done is None and time.monotonic() > deadline:
+            stopped = node
             break
         kind = node.type
         rules = dispatch[kind]
@@ -290,6 +348,9 @@ def _dispatch_walked(walked: _Walked, context: Context, notes: list[str], intern
         if rules:
             _apply(node, rules, context, failed, internal_errors)
     context.node = None
+    stopped = stopped or walked.out_of_time
+    if stopped is not None:
+        notes.append(_out_of_time(stopped, context))
     if walked.too_deep is not None:
         notes.append(_too_deep(walked.too_deep, source))
 
@@ -351,8 +412,15 @@ def _binding_selector(rules: tuple[Rule, ...]) -> _BindingSelector | None:
 def _out_of_time(node: Node, context: Context) -> str:
     budget = context.settings.time_budget
     return (
-        f"the time budget of {budget:g} s ran out at line {context.source.location(node.start_byte)[0]}: "
+        f"not fully checked: the time budget of {budget:g} s ran out at line {context.source.location(node.start_byte)[0]}: "
         "the CUDA rules did not look further (raise `time-budget` in the configuration to check the whole file)"
+    )
+
+
+def _parse_out_of_time(settings: LintSettings) -> str:
+    return (
+        f"not checked: parsing took longer than the time budget of {settings.time_budget:g} s (or its share for a large file), so no rule ran "
+        "(raise `time-budget` in the configuration to check the whole file)"
     )
 
 
