@@ -2,7 +2,9 @@
 
 Handlers are thin: each looks up its module's function when it runs, so a failure in one is
 answered with an LSP error (requests) or logged (notifications) and the server keeps serving.
-Lints run on one worker thread, so a long lint of a huge file never blocks the protocol.
+Every lint runs on a worker thread, never on the protocol thread: a long lint of a huge file
+blocks neither the protocol nor the lints of other documents (one at a time per document, a few
+documents at once), and a request waiting for one can be cancelled (`$/cancelRequest`).
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ import asyncio
 import gc
 import json
 import os
+import sys
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcParseError
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -28,7 +31,7 @@ from cudalint.frontend.files import format_size
 from cudalint.lint.engine import LintResult, lint, relint, warm_up
 from cudalint.lint.results import ReportedTarget
 
-from . import code_actions, completion, configuration, diagnostics, hover
+from . import code_actions, completion, configuration, diagnostics, framing, hover
 from .documents import DocumentStore, Snapshot
 
 NAME = "cudalint"
@@ -69,6 +72,13 @@ class CudalintProtocol(LanguageServerProtocol):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
 
+    def handle_message(self, message) -> None:
+        # After `shutdown` a request gets InvalidRequest (the spec); pygls dropped it unanswered.
+        if self._shutdown and getattr(message, "method", "") != types.EXIT and getattr(message, "id", None) is not None:
+            self._send_response(message.id, error=JsonRpcInvalidRequest("the server is shutting down: only `exit` is accepted").to_response_error())
+            return
+        super().handle_message(message)
+
     def structure_message(self, data: dict):
         try:
             return super().structure_message(data)
@@ -80,10 +90,15 @@ class CudalintProtocol(LanguageServerProtocol):
             raise
 
 
-def answer_unreadable(server: LanguageServer, error: Exception) -> bool:
-    """A message body that is not JSON gets the JSON-RPC parse error (-32700, id null)."""
+def answer_unreadable(server: LanguageServer, error: Exception, reader: framing.GuardedReader | None = None) -> bool:
+    """A message body that is not JSON gets the JSON-RPC parse error (-32700, id null); one
+    nested too deep to decode (Python's recursion limit) too, with its id when one shows."""
     if isinstance(error, json.JSONDecodeError):
         server.protocol._send_response(None, error=JsonRpcParseError(str(error)).to_response_error())
+        return True
+    if isinstance(error, RecursionError):
+        ident = framing.request_id(reader.last_body) if reader is not None else None
+        server.protocol._send_response(ident, error=JsonRpcParseError("the message is nested too deeply to be read").to_response_error())
         return True
     return False
 
@@ -91,6 +106,8 @@ def answer_unreadable(server: LanguageServer, error: Exception) -> bool:
 # Documents whose full lint takes longer than this are re-linted incrementally after an edit
 # (a provisional result, confirmed by a full lint when typing pauses); smaller ones in full.
 INCREMENTAL_ABOVE = 0.1
+# Documents linted at once (each document's lints run one at a time).
+LINT_THREADS = 3
 
 
 class CudalintServer(LanguageServer):
@@ -106,7 +123,10 @@ class CudalintServer(LanguageServer):
         self._raw_settings: object = None
         self._results: dict[str, tuple[int, int, LintResult]] = {}
         self._full_lint_seconds: dict[str, float] = {}  # per document, the last full lint's cost
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cudalint-lint")
+        self._worker = ThreadPoolExecutor(max_workers=LINT_THREADS, thread_name_prefix="cudalint-lint")
+        self.reader: framing.GuardedReader | None = None  # stdin, when the server serves it
+        self.exit_code = 0
+        self._lanes: dict[str, asyncio.Lock] = {}  # per document: its lints, one at a time
 
     # -- messages -------------------------------------------------------------------------------
 
@@ -124,7 +144,7 @@ class CudalintServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source) -> None:
         # Requests are already answered with the error; notifications have nobody to answer.
-        answer_unreadable(self, error)
+        answer_unreadable(self, error, self.reader)
         self.log_error(f"error in a handler ({source.__name__})", error)
 
     # -- settings -------------------------------------------------------------------------------
@@ -205,18 +225,12 @@ class CudalintServer(LanguageServer):
             return None
         return relint(stored[2], snapshot.source, snapshot.tree, region.start, region.old_end, region.new_end, settings.lint)
 
-    def lint_now(self, snapshot: Snapshot, exact: bool = True) -> LintResult | None:
-        """The lint of this version (cached), on the calling thread. Exact for code actions,
-        which apply its fixes; hover, which only names the findings shown, takes a provisional
-        one rather than a full lint of a large file on the protocol thread."""
-        cached = self._cached(snapshot, exact=exact)
-        if cached is not None:
-            return cached
-        return self._lint(snapshot, self._prepare(snapshot), self.settings_generation, exact=exact)
-
     async def lint_async(self, snapshot: Snapshot, exact: bool = False) -> LintResult | None:
-        """The lint of this version, on the worker thread; None when the document moved on
-        before its turn came (nobody wants that result any more)."""
+        """The lint of this version (cached), on a worker thread: exact for code actions, which
+        apply its fixes; diagnostics and hover take a provisional one. None when the document
+        moved on before its turn came (nobody wants that result any more). A request awaiting
+        it that is cancelled is answered at once; the lint goes on (within its time budget)
+        and is kept for the next request."""
         cached = self._cached(snapshot, exact)
         if cached is not None:
             return cached
@@ -229,9 +243,12 @@ class CudalintServer(LanguageServer):
             current = self.documents.get(snapshot.uri)
             if current is None or current.version != snapshot.version:
                 return None
-            return self._lint(snapshot, settings, generation, exact)
+            cached = self._cached(snapshot, exact)  # (a request before this one may have linted it)
+            return cached if cached is not None else self._lint(snapshot, settings, generation, exact)
 
-        result = await asyncio.get_running_loop().run_in_executor(self._worker, work)
+        lane = self._lanes.setdefault(snapshot.uri, asyncio.Lock())
+        async with lane:
+            result = await asyncio.get_running_loop().run_in_executor(self._worker, work)
         if result is not None:
             for problem in result.internal_errors:
                 self.log(f"{snapshot.uri}: {problem}", types.MessageType.Error)
@@ -240,6 +257,13 @@ class CudalintServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self._results.pop(uri, None)
         self._full_lint_seconds.pop(uri, None)
+        lane = self._lanes.get(uri)
+        if lane is not None and not lane.locked():
+            del self._lanes[uri]
+
+    def size_limit(self, uri: str) -> int:
+        """The size (bytes) over which a document is not parsed nor linted (`max-file-size`)."""
+        return self.file_settings(uri).max_file_size
 
 
 def create_server() -> CudalintServer:
@@ -268,13 +292,13 @@ def create_server() -> CudalintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(params: types.DidOpenTextDocumentParams) -> None:
         document = params.text_document
-        server.documents.open(document.uri, path_of(document.uri, server.root), document.version, document.text)
+        server.documents.open(document.uri, path_of(document.uri, server.root), document.version, document.text, server.size_limit(document.uri))
         server.diagnostics.changed(document.uri, immediately=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(params: types.DidChangeTextDocumentParams) -> None:
         document = params.text_document
-        if server.documents.change(document.uri, document.version, list(params.content_changes)) is not None:
+        if server.documents.change(document.uri, document.version, list(params.content_changes), server.size_limit(document.uri)) is not None:
             server.diagnostics.changed(document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -291,12 +315,12 @@ def create_server() -> CudalintServer:
         return await server.diagnostics.report(params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=code_actions.KINDS))
-    def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
-        return code_actions.code_actions(server, params)
+    async def on_code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await code_actions.code_actions(server, params)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def on_hover(params: types.HoverParams) -> types.Hover | None:
-        return hover.hover(server, params)
+    async def on_hover(params: types.HoverParams) -> types.Hover | None:
+        return await hover.hover(server, params)
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[".", '"']))
     def on_completion(params: types.CompletionParams) -> types.CompletionList | None:
@@ -305,6 +329,12 @@ def create_server() -> CudalintServer:
     @server.feature(types.SHUTDOWN)
     def on_shutdown(params: None) -> None:
         server._worker.shutdown(wait=False, cancel_futures=True)
+
+    @server.feature(types.EXIT)
+    def on_exit(params: None) -> None:
+        # The spec: exit code 1 when `shutdown` did not come first (pygls raises SystemExit(1)
+        # inside its loop, which its own `start_io` swallows, and the process ended with 0).
+        server.exit_code = 0 if server.protocol._shutdown else 1
 
     return server
 
@@ -324,5 +354,6 @@ def run(tcp_port: int | None = None, host: str = "127.0.0.1") -> int:
     if tcp_port is not None:
         server.start_tcp(host, tcp_port)
     else:
-        server.start_io()
-    return 0
+        server.reader = framing.GuardedReader(sys.stdin.buffer)
+        server.start_io(stdin=server.reader)  # (pygls only calls its readline and read)
+    return server.exit_code

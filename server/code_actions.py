@@ -61,11 +61,11 @@ def _requested(snapshot: Snapshot, params: types.CodeActionParams, diagnostics: 
     return [d for d in diagnostics if _overlaps(d, start, end) or (d.code, d.start, d.end) in sent]
 
 
-def code_actions(server: ServerState, params: types.CodeActionParams) -> list[types.CodeAction]:
+async def code_actions(server: ServerState, params: types.CodeActionParams) -> list[types.CodeAction]:
     snapshot = server.documents.get(params.text_document.uri)
     if snapshot is None:
         return []
-    result = server.lint_now(snapshot)
+    result = await server.lint_async(snapshot, exact=True)
     if result is None:
         return []
     only = list(params.context.only) if params.context.only else None

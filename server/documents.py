@@ -3,6 +3,7 @@
 Incremental changes are applied to the UTF-8 bytes (the tree's coordinates) and described to
 tree-sitter with `Tree.edit`, so the re-parse reuses the unchanged parts of the old tree. The
 old tree is copied before it is edited: a lint of the previous version may still be walking it.
+A document over its size limit (`max-file-size`) is kept without a tree: it is not linted.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class Snapshot:
     uri: str
     version: int
     source: SourceFile
-    tree: Tree
+    tree: Tree | None  # None: over the size limit, not parsed
     # The edits that led here, oldest first: (the version edited, what the edit changed). Cut
     # at MAX_EDIT_CHAIN steps and emptied when the whole text is replaced.
     history: tuple[tuple[int, Region], ...] = ()
@@ -97,10 +98,11 @@ class Region:
         return Region(min(self.start, later.start), new_end - shift, new_end)
 
 
-def apply_changes(source: SourceFile, tree: Tree | None, changes: list[types.TextDocumentContentChangeEvent]) -> tuple[SourceFile, Tree, Region | None]:
+def apply_changes(source: SourceFile, tree: Tree | None, changes: list[types.TextDocumentContentChangeEvent], max_size: int | None = None) -> tuple[SourceFile, Tree | None, Region | None]:
     """The new text and its tree after LSP `changes`, each in the coordinates of the text the
     ones before it produced, and the region they changed (None when the whole text was
-    replaced). Parses once, reusing `tree` unless the whole text was replaced."""
+    replaced). Parses once, reusing `tree` unless the whole text was replaced; not at all when
+    the new text is over `max_size` bytes (the tree is None)."""
     edited = tree.copy() if tree is not None else None
     region: Region | None = None
     whole = False
@@ -124,6 +126,8 @@ def apply_changes(source: SourceFile, tree: Tree | None, changes: list[types.Tex
         region = step if region is None else region.then(step)
         text = (data[: replacement.start] + replacement.content + data[replacement.end :]).decode("utf-8", "surrogatepass")
         source = SourceFile(source.path, text)
+    if max_size is not None and len(source.data) > max_size:
+        return source, None, None if whole else region
     tree = parse(source, edited)
     if edited is not None and tree.root_node.has_error:
         # Error recovery depends on the edit history: a fresh parse keeps the findings for this
@@ -138,17 +142,17 @@ class DocumentStore:
     def __init__(self) -> None:
         self._documents: dict[str, Snapshot] = {}
 
-    def open(self, uri: str, path: str, version: int, text: str) -> Snapshot:
+    def open(self, uri: str, path: str, version: int, text: str, max_size: int | None = None) -> Snapshot:
         source = SourceFile(path, text)
-        snapshot = Snapshot(uri, version, source, parse(source))
+        snapshot = Snapshot(uri, version, source, parse(source) if max_size is None or len(source.data) <= max_size else None)
         self._documents[uri] = snapshot
         return snapshot
 
-    def change(self, uri: str, version: int, changes: list[types.TextDocumentContentChangeEvent]) -> Snapshot | None:
+    def change(self, uri: str, version: int, changes: list[types.TextDocumentContentChangeEvent], max_size: int | None = None) -> Snapshot | None:
         current = self._documents.get(uri)
         if current is None:
             return None
-        new_source, tree, region = apply_changes(current.source, current.tree, changes)
+        new_source, tree, region = apply_changes(current.source, current.tree, changes, max_size)
         history = (current.history + ((current.version, region),))[-MAX_EDIT_CHAIN:] if region is not None else ()
         snapshot = Snapshot(uri, version, new_source, tree, history)
         self._documents[uri] = snapshot

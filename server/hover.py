@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 _MAX_CLIMB = 5
 
 
-def hover(server: ServerState, params: types.HoverParams) -> types.Hover | None:
+async def hover(server: ServerState, params: types.HoverParams) -> types.Hover | None:
     snapshot = server.documents.get(params.text_document.uri)
     if snapshot is None:
         return None
@@ -36,14 +36,14 @@ def hover(server: ServerState, params: types.HoverParams) -> types.Hover | None:
     offset = source.offset_of_utf16(params.position.line, params.position.character)
     sections: list[str] = []
     span: tuple[int, int] | None = None
-    result = server.lint_now(snapshot, exact=False)
+    result = await server.lint_async(snapshot)
     if result is not None:
         for diagnostic in result.diagnostics:
             if diagnostic.start <= offset <= diagnostic.end and diagnostic.code in known_codes():
                 sections.append(rule_markdown(diagnostic))
                 span = span or (diagnostic.start, diagnostic.end)
     settings, target = server.document_settings(snapshot)
-    package = package_at(Semantic(snapshot.tree, source), snapshot.tree.root_node, offset)
+    package = package_at(Semantic(snapshot.tree, source), snapshot.tree.root_node, offset) if snapshot.tree is not None else None
     if package is not None:
         name, name_span = package
         described = package_markdown(name, settings.lint)

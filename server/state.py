@@ -35,8 +35,6 @@ class ServerState(Protocol):
 
     # linting
 
-    def lint_now(self, snapshot: Snapshot, exact: bool = True) -> LintResult | None: ...
-
     async def lint_async(self, snapshot: Snapshot, exact: bool = False) -> LintResult | None: ...
 
     # the client

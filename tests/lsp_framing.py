@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 
-def write_body(stream: IO[bytes], body: bytes) -> None:
-    stream.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+def write_body(stream: IO[bytes], body: bytes, length: int | str | None = None) -> None:
+    """`body` framed by its length, or by the `length` given (a client's mistake)."""
+    stream.write(b"Content-Length: %s\r\n\r\n" % str(len(body) if length is None else length).encode() + body)
     stream.flush()
 
 

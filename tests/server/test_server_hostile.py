@@ -44,9 +44,18 @@ class Wire:
         for message in read_messages(self.process.stdout):
             self.incoming.put(message)
 
-    def send_raw(self, body: bytes) -> None:
+    def send_raw(self, body: bytes, length: int | str | None = None) -> None:
         assert self.process.stdin is not None
-        write_body(self.process.stdin, body)
+        write_body(self.process.stdin, body, length)
+
+    def send_request(self, method: str, params: Any, length: int | str | None = None) -> int:
+        """Send a request (framed by `length` when given) without waiting: its id."""
+        self.next_id += 1
+        self.send_raw(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}).encode(), length)
+        return self.next_id
+
+    def answer(self, ident: int) -> dict[str, Any]:
+        return self.wait(lambda m: m.get("id") == ident and "method" not in m)
 
     def notify(self, method: str, params: Any) -> None:
         self.send_raw(json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode())
@@ -240,3 +249,104 @@ def test_memory_is_given_back_after_closing_documents(wire: Wire, tmp_path: Path
     round_trip("second")
     grown = wire.rss_kib() - after_first
     assert grown < 20 * 1024, f"the server grew by {grown} KiB over 20 closed 1 MB documents"
+
+
+# -- a slow document, cancellation, the framing and the shutdown sequence (issue 23) ----------
+
+# The 192 KB list of 16,000 toolkits: seconds of lint (81 s before CUDA001 stopped rescanning it).
+SLOW = "[ " + "cudatoolkit " * 16_000 + "]\n"
+REQUEST_CANCELLED = -32800
+INVALID_REQUEST = -32600
+
+
+def hover_at(uri: str, line: int = 0, character: int = 2) -> dict[str, Any]:
+    return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+
+
+def test_a_slow_document_holds_up_no_other_and_its_requests_can_be_cancelled(wire: Wire, tmp_path: Path) -> None:
+    """Hover lints off the protocol thread: while the slow document is linted, the other one's
+    hover is answered, and the slow one's hover, cancelled, is answered with RequestCancelled."""
+    quick, slow = (tmp_path / "quick.nix").as_uri(), (tmp_path / "slow.nix").as_uri()
+    open_document(wire, quick, FINDING)
+    wire.diagnostics(quick, FINDING)
+    open_document(wire, slow, SLOW)
+    waiting = wire.send_request("textDocument/hover", hover_at(slow))
+    wire.notify("$/cancelRequest", {"id": waiting})
+    answered = wire.send_request("textDocument/hover", hover_at(quick, 2, 25))
+    first = wire.wait(lambda m: m.get("id") in (waiting, answered) and "method" not in m)
+    second = wire.wait(lambda m: m.get("id") in (waiting, answered) and "method" not in m)
+    by_id = {first["id"]: first, second["id"]: second}
+    assert by_id[waiting].get("error", {}).get("code") == REQUEST_CANCELLED, by_id[waiting]
+    assert "CUDA001" in json.dumps(by_id[answered]["result"]), by_id[answered]
+    slow_published = [i for i, m in enumerate(wire.seen) if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == slow]
+    answered_at = next(i for i, m in enumerate(wire.seen) if m.get("id") == answered and "method" not in m)
+    assert not slow_published or answered_at < slow_published[0], "the quick hover waited for the slow document's lint"
+    wire.still_serving(tmp_path)
+
+
+def test_a_document_over_the_size_limit_is_not_parsed(tmp_path: Path) -> None:
+    from lsprotocol import types
+
+    from cudalint.server.documents import DocumentStore
+
+    store = DocumentStore()
+    assert store.open("file:///big.nix", "/big.nix", 1, FINDING, max_size=10).tree is None
+    start = types.Position(line=0, character=0)
+    event = types.TextDocumentContentChangePartial(range=types.Range(start=start, end=start), text="x")
+    assert store.change("file:///big.nix", 2, [event], max_size=10).tree is None
+    assert store.change("file:///big.nix", 3, [event], max_size=None).tree is not None
+
+
+def test_an_absurd_content_length_is_answered_and_survived(wire: Wire, tmp_path: Path) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 901, "method": "textDocument/hover", "params": hover_at("file:///x.nix")}).encode()
+    wire.send_raw(body, "99999999999999999999")
+    answer = wire.wait(lambda m: "error" in m and m.get("id") is None)
+    assert answer["error"]["code"] == PARSE_ERROR
+    wire.still_serving(tmp_path)
+
+
+@pytest.mark.parametrize("wrong", [+40, -5])
+def test_a_wrong_content_length_costs_one_message(wire: Wire, tmp_path: Path, wrong: int) -> None:
+    """Too large: the message is still read whole when the next header follows it; too small:
+    a parse error. Either way the next message is answered."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 902, "method": "cudalint/noSuchMethod", "params": {}}).encode()
+    wire.send_raw(body, len(body) + wrong)
+    after = wire.request("cudalint/afterWrongLength", None)
+    assert after["error"]["code"] == METHOD_NOT_FOUND
+    if wrong > 0:
+        assert any(m.get("id") == 902 for m in wire.seen), wire.seen
+    else:
+        assert any(m.get("error", {}).get("code") == PARSE_ERROR for m in wire.seen), wire.seen
+    wire.still_serving(tmp_path)
+
+
+def test_a_request_nested_a_hundred_thousand_deep_is_answered(wire: Wire, tmp_path: Path) -> None:
+    depth = 100_000
+    body = b'{"jsonrpc": "2.0", "id": 903, "method": "textDocument/hover", "params": ' + b"[" * depth + b"]" * depth + b"}"
+    wire.send_raw(body)
+    answer = wire.answer(903)
+    assert answer["error"]["code"] == PARSE_ERROR
+    wire.still_serving(tmp_path)
+
+
+def test_requests_after_shutdown_are_refused_and_exit_ends_with_0(tmp_path: Path) -> None:
+    wire = Wire(tmp_path)
+    try:
+        assert "error" not in wire.request("shutdown", None)
+        refused = wire.request("textDocument/hover", hover_at((tmp_path / "a.nix").as_uri()))
+        assert refused["error"]["code"] == INVALID_REQUEST
+        wire.notify("exit", None)
+        assert wire.process.wait(timeout=PATIENCE) == 0
+    finally:
+        if wire.process.poll() is None:
+            wire.process.kill()
+
+
+def test_exit_without_shutdown_ends_with_1(tmp_path: Path) -> None:
+    wire = Wire(tmp_path)
+    try:
+        wire.notify("exit", None)
+        assert wire.process.wait(timeout=PATIENCE) == 1
+    finally:
+        if wire.process.poll() is None:
+            wire.process.kill()

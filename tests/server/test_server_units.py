@@ -118,7 +118,7 @@ def test_the_server_offers_everything_the_handlers_may_ask_of_it():
 
     server = create_server()
     members = [name for name in vars(ServerState) if not name.startswith("_")] + list(ServerState.__annotations__)
-    assert {"documents", "lint_now", "lint_async", "document_settings", "client_capabilities"} <= set(members)
+    assert {"documents", "lint_async", "document_settings", "client_capabilities"} <= set(members)
     for name in members:
         assert hasattr(server, name) or hasattr(CudalintServer, name), name
         declared = vars(ServerState).get(name)
