@@ -27,6 +27,10 @@ from cudalint import __version__
 from cudalint.lint.model import Diagnostic
 from cudalint.lint.results import FileResult
 from cudalint.nix.source import SourceFile
+from cudalint.regular_files import read_regular
+
+# The largest baseline read (a finding takes about 200 bytes: a million of them).
+MAX_BASELINE_SIZE = 256 * 1024 * 1024
 
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -146,7 +150,7 @@ class Baseline:
 def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     path = Path(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = read_regular(str(path), MAX_BASELINE_SIZE).decode("utf-8")
     except FileNotFoundError:
         raise BaselineError(f"baseline file {path} does not exist (create it with --write-baseline {path})") from None
     except (OSError, UnicodeDecodeError) as error:

@@ -43,6 +43,8 @@ class UsageError(Exception):
 
 
 def _write_error(message: str) -> None:
+    if sys.stderr is None:  # (started with standard error closed)
+        return
     sys.stderr.write(f"{PROG}: {message}\n")
     sys.stderr.flush()
 
@@ -52,6 +54,18 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+# More workers than this many per CPU only add memory (each holds the rules and the grammar).
+JOBS_PER_CPU = 4
+
+
+def _capped_jobs(jobs: int) -> int:
+    cap = JOBS_PER_CPU * default_jobs()
+    if jobs > cap:
+        _write_error(f"notice: --jobs {jobs} is more than {JOBS_PER_CPU} per CPU; using {cap}")
+        return cap
+    return jobs
 
 
 def use_color(choice: str, stream: TextIO) -> bool:
@@ -255,6 +269,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as exit:
         return exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
+    if sys.stdout is None:  # (started with standard output closed: Python sets it to None)
+        _write_error("error: standard output is closed; nothing can be reported")
+        return 2
     try:
         return args.func(args)
     except UsageError as error:
@@ -433,7 +450,7 @@ def _watch(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from cudalint.frontend import runner
+    from cudalint.frontend import files, runner
     from cudalint.frontend.config import Resolver, display_path
     from cudalint.frontend.files import Walker, stat_problem
     from cudalint.frontend.reporters.text import printable
@@ -467,6 +484,8 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("standard input (`-`) can be read only once")
     if args.stdin_filename and "-" not in paths:
         raise UsageError("--stdin-filename names standard input; pass `-` to read it")
+    if "-" in paths and sys.stdin is None:
+        raise UsageError("standard input (`-`) is closed")
 
     resolver = Resolver(_overrides(args))
     cwd = resolver.cwd
@@ -556,10 +575,12 @@ def _check(args: argparse.Namespace) -> int:
     # (forked workers then share it untouched) and collect young garbage less often.
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
-    jobs = args.jobs or default_jobs()
+    jobs = _capped_jobs(args.jobs or default_jobs())
     # Writing waits for the whole walk: a broken configuration found on the way then stops the
     # run before any file is written.
     writes = mode == runner.FIX or isinstance(mode, runner.AddSuppressions)
+    if writes:  # (a symlink found in a named directory is not followed out of the named paths)
+        files.set_write_roots(os.path.abspath(p) for p in paths if p != "-")
     checked: list[tuple[Task, Processed]] = []
     try:
         if directories and runner.can_walk_in_parallel(jobs):

@@ -25,6 +25,10 @@ from cudalint.knowledge.reference import normalize
 from cudalint.knowledge.targets import ACCEPTED, TargetError
 from cudalint.lint.registry import known_codes, preview_codes, resolve_selector, stable_codes
 from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
+from cudalint.regular_files import read_regular
+
+# The largest configuration file read (cudalint.toml, pyproject.toml).
+MAX_CONFIG_SIZE = 4 * 1024 * 1024
 
 CONFIG_NAMES = ("cudalint.toml", ".cudalint.toml")
 # `fail-on`: the least severe finding that fails a run (the CLI's --fail-on)
@@ -201,7 +205,13 @@ def parse_config(data: dict[str, Any], path: str | None, root: str, where: str) 
         values["per_file_ignores"] = tuple(entries)
     if "exclude" in data:
         globs = _string_list(data["exclude"], where, "exclude", '["vendor/", "**/generated/*.nix"]')
-        values["exclude"] = tuple(p for p in (GlobPattern.parse(g) for g in globs) if p is not None)
+        patterns = []
+        for glob in globs:
+            pattern = GlobPattern.parse(glob)
+            if pattern is None:
+                raise ConfigError(where, f"`exclude`: {glob!r} is not a glob")
+            patterns.append(pattern)
+        values["exclude"] = tuple(patterns)
     if "unsafe-fixes" in data:
         if not isinstance(data["unsafe-fixes"], bool):
             raise ConfigError(where, f"`unsafe-fixes` must be true or false, not {_type_name(data['unsafe-fixes'])}")
@@ -278,8 +288,7 @@ def load_config_file(path: str, explicit: bool = False, cwd: str | None = None) 
     (an error when the user named it with --config)."""
     where = display_path(path, cwd)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_regular(path, MAX_CONFIG_SIZE)
     except OSError as error:
         raise ConfigError(where, f"cannot read the configuration: {error.strerror or error}") from None
     import tomllib  # (a run without a configuration file does not pay its import)
@@ -307,8 +316,7 @@ def load_config_file(path: str, explicit: bool = False, cwd: str | None = None) 
 def _has_tool_table(path: str) -> bool:
     """Cheap check before parsing a pyproject.toml fully."""
     try:
-        with open(path, "rb") as handle:
-            return b"cudalint" in handle.read()
+        return b"cudalint" in read_regular(path, MAX_CONFIG_SIZE)
     except OSError:
         return False
 
@@ -377,8 +385,7 @@ def _select(layers: Sequence[Selection], default: frozenset[str]) -> set[str]:
 
 def _flake_nixpkgs_date(lock_path: str) -> str | None:
     try:
-        with open(lock_path, "rb") as handle:
-            data = json.loads(handle.read(8 * 1024 * 1024))
+        data = json.loads(read_regular(lock_path, 8 * 1024 * 1024))
         nodes = data["nodes"]
         root = nodes[data.get("root", "root")]
         inputs = root.get("inputs", {})

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from cudalint.regular_files import NotRegularFile, kind_of_mode, open_regular, read_descriptor, read_regular
+
 DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 NIX_SUFFIX = ".nix"
@@ -99,8 +101,7 @@ class IgnoreFile:
     @classmethod
     def load(cls, path: str) -> IgnoreFile | None:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(1024 * 1024)
+            data = read_regular(path, 1024 * 1024)
         except OSError:
             return None
         if data.startswith(BOM):
@@ -182,16 +183,6 @@ def stat_problem(path: str, error: OSError) -> ReadProblem:
     return ReadProblem("unreadable", f"cannot read: {_describe_os_error(error)}")
 
 
-def _kind_of_mode(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
-
 def format_size(size: int) -> str:
     for unit, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
         if size >= factor:
@@ -238,30 +229,17 @@ def read_source(path: str, max_size: int) -> ReadSource | ReadProblem:
     if stat.S_ISDIR(info.st_mode):
         return ReadProblem("directory", "is a directory")
     if not stat.S_ISREG(info.st_mode):
-        return ReadProblem("not-regular", f"cannot read: {_kind_of_mode(info.st_mode)}, not a regular file")
+        return ReadProblem("not-regular", f"cannot read: {kind_of_mode(info.st_mode)}, not a regular file")
     if info.st_size > max_size:
         return _too_large(info.st_size, max_size)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd, info = open_regular(path)
+    except NotRegularFile as error:
+        return ReadProblem("not-regular", f"cannot read: {kind_of_mode(error.mode)}, not a regular file")
     except OSError as error:
         return stat_problem(path, error)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return ReadProblem("not-regular", f"cannot read: {_kind_of_mode(info.st_mode)}, not a regular file")
-        # First ask for the size fstat gives plus one byte (a file that grew shows as larger than
-        # that): a fixed 1 MB chunk would be allocated in full for every small file.
-        chunks = []
-        remaining = max_size + 1
-        want = min(remaining, info.st_size + 1)
-        while remaining > 0:
-            chunk = os.read(fd, want)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-            want = min(remaining, 1 << 20)
-        data = b"".join(chunks)
+        data = read_descriptor(fd, info.st_size, max_size)
     except OSError as error:
         return ReadProblem("unreadable", f"cannot read: {_describe_os_error(error)}")
     finally:
@@ -279,49 +257,106 @@ class WriteError(Exception):
     pass
 
 
-def _read_bytes(path: str) -> bytes | None:
+def _read_bytes(path: str, limit: int = DEFAULT_MAX_FILE_SIZE * 4) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular(path, limit)
     except OSError:
         return None
 
 
+TEMP_SUFFIX = ".cudalint-tmp"
+# The directories (real paths) a run may write in: those it was asked to check, and the files
+# named on its command line. Empty: anywhere (cudalint used as a library).
+_write_roots: tuple[str, ...] = ()
+
+
+def set_write_roots(paths: Iterable[str]) -> None:
+    """Confine `write_atomic` to these files and trees (set before workers fork: they inherit it)."""
+    global _write_roots
+    _write_roots = tuple(os.path.realpath(p) for p in paths)
+
+
+def _inside_roots(real: str) -> bool:
+    return not _write_roots or any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in _write_roots)
+
+
+def _remove_stale_temps(directory: str, name: str) -> None:
+    """Temp files of `name` left by a run that was killed while writing (a live run holds a lock
+    on its own: those stay)."""
+    import fcntl
+
+    prefix = f".{name}."
+    try:
+        entries = [e for e in os.listdir(directory) if e.startswith(prefix) and e.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return
+    for entry in entries:
+        path = os.path.join(directory, entry)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.unlink(path)
+        except OSError:
+            pass  # (locked: a run is writing it)
+        finally:
+            os.close(fd)
+
+
 def write_atomic(path: str, data: bytes, expected: bytes) -> None:
     """Replace `path` with `data` unless its content is no longer `expected` (it changed on disk
-    since it was read). Writes a temp file in the same directory, keeps the mode (and owner where
-    permitted), fsyncs, then renames over the file. A symlink is kept: its target is written."""
+    since it was read), never half-written. Writes a temp file in the same directory (locked while
+    it exists: one a killed run left is removed by the next), keeps the mode (and owner where
+    permitted), fsyncs, then renames over the file. A symlink is kept: its target is written, when
+    that is inside the checked trees (else refused). A file without write permission is refused.
+    A hard-linked file, or one whose owner a new file could not keep, is written in place (the
+    whole new text is first written and synced to the temp file)."""
+    import fcntl
+
     real = os.path.realpath(path)
+    if not _inside_roots(real):
+        raise WriteError(f"not written: it is a symlink to {real}, outside the checked files and directories")
     try:
         info = os.stat(real)
     except OSError as error:
         raise WriteError(f"not fixed: the file vanished before the fixes were written ({_describe_os_error(error)})") from error
+    if not stat.S_ISREG(info.st_mode):
+        raise WriteError(f"not written: {kind_of_mode(info.st_mode)}, not a regular file")
+    if not info.st_mode & 0o222 or not os.access(real, os.W_OK):
+        raise WriteError(f"not written: the file is read-only (mode {stat.S_IMODE(info.st_mode):04o}); make it writable to fix it")
     current = _read_bytes(real)
     if current != expected:
         raise WriteError("not fixed: the file changed on disk since it was read; run cudalint again")
-    directory = os.path.dirname(real) or "."
+    directory, name = os.path.dirname(real) or ".", os.path.basename(real)
+    _remove_stale_temps(directory, name)
+    in_place = info.st_nlink > 1 or ((info.st_uid, info.st_gid) != (os.getuid(), os.getgid()) and os.geteuid() != 0)
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".cudalint-tmp", dir=directory)
+        fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory)
     except OSError as error:
         raise WriteError(f"not fixed: cannot create a temporary file in {directory}: {_describe_os_error(error)}") from error
     try:
         try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
             os.fchmod(fd, stat.S_IMODE(info.st_mode))
             if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
                 try:
                     os.fchown(fd, info.st_uid, info.st_gid)
                 except OSError:
                     pass
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            _write_all(fd, data)
             os.fsync(fd)
+            if _read_bytes(real) != expected:  # a last check, right before the rename
+                raise WriteError("not fixed: the file changed on disk since it was read; run cudalint again")
+            if in_place:
+                _write_in_place(real, data)
+                os.unlink(temp)
+            else:
+                os.replace(temp, real)
         finally:
             os.close(fd)
-        if _read_bytes(real) != expected:  # a last check, right before the rename
-            raise WriteError("not fixed: the file changed on disk since it was read; run cudalint again")
-        os.replace(temp, real)
     except BaseException as error:
         try:
             os.unlink(temp)
@@ -330,6 +365,24 @@ def write_atomic(path: str, data: bytes, expected: bytes) -> None:
         if isinstance(error, OSError):
             raise WriteError(f"not fixed: cannot write: {_describe_os_error(error)}") from error
         raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _write_in_place(real: str, data: bytes) -> None:
+    """Overwrite the file itself (its inode: hard links and owner stay), then cut it to size."""
+    fd = os.open(real, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import functools
 import itertools
 import os
 import re
+import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -90,13 +91,26 @@ def _lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
+_GIT_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\"}
+
+
+def git_quoted(name: str) -> str:
+    """A path as git writes it in a patch header: as it is, or in double quotes with C escapes
+    (octal for bytes outside printable ASCII) when it holds a control character, a quote, a
+    backslash or a non-ASCII byte (a name with a newline otherwise breaks the patch)."""
+    raw = os.fsencode(name)
+    if all(0x20 <= byte < 0x7F and byte not in (34, 92) for byte in raw):
+        return name
+    return '"' + "".join(_GIT_ESCAPES.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\{byte:03o}") for byte in raw) + '"'
+
+
 def unified_diff(display: str, before: str, after: str) -> str:
     """A patch `git apply` / `patch -p1` accept (a/ b/ prefixes for relative paths), with
     `\\ No newline at end of file` markers where needed."""
     if os.path.isabs(display):
-        old, new = display, display
+        old, new = git_quoted(display), git_quoted(display)
     else:
-        old, new = f"a/{display}", f"b/{display}"
+        old, new = git_quoted(f"a/{display}"), git_quoted(f"b/{display}")
     out = []
     import difflib
 
@@ -325,11 +339,33 @@ class _Batch:
     mode: Mode
 
 
-def _init() -> None:
+def _init(parent: int | None = None) -> None:
     # Ctrl-C is the parent's to handle: it cancels what has not started and exits.
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+
+
+# prctl(2): the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int | None) -> None:
+    """A worker ends when the run that started it does, even by `kill -9` (which leaves no
+    chance to stop the pool): Linux sends it SIGKILL then. Elsewhere, the pool's own shutdown."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)  # the parent died before the request: nobody would ever take the results
 
 
 def _nothing_to_report(task: Task) -> Processed:
@@ -370,7 +406,7 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("fork")
     except ValueError:
         context = multiprocessing.get_context()
-    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_init)
+    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_init, initargs=(os.getpid(),))
 
 
 def run(

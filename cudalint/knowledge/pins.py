@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from cudalint.knowledge.reference import normalize
 from cudalint.knowledge.targets import TargetError
+from cudalint.regular_files import read_regular
 
 
 @dataclass(frozen=True)
@@ -235,13 +236,12 @@ def prefetch_json(text: str) -> str | None:
 
 
 def read_small(path: str, limit: int = 1 << 20) -> str:
-    """A pin file's text ("" when it cannot be read or is larger than `limit`)."""
+    """A pin file's text ("" when it cannot be read, is not a regular file (a FIFO would block)
+    or is larger than `limit`)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
+        return read_regular(path, limit).decode("utf-8", "replace")
     except OSError:
         return ""
-    return data.decode("utf-8", "replace") if len(data) <= limit else ""
 
 
 def flake_input(text: str) -> str | None:

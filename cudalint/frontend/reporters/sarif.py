@@ -57,10 +57,11 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
 def artifact_location(path: str) -> dict[str, str]:
     """A relative path becomes a relative URI reference against %SRCROOT%; an absolute one a
     file: URI."""
+    # (percent-encoded from the name's bytes: a name that is not UTF-8 has lone surrogates here)
     if os.path.isabs(path):
-        return {"uri": Path(path).as_uri()}
+        return {"uri": "file://" + quote(os.fsencode(PurePosixPath(Path(path).as_posix())), safe="/")}
     posix = PurePosixPath(Path(path).as_posix())
-    return {"uri": quote(str(posix), safe="/"), "uriBaseId": SRCROOT}
+    return {"uri": quote(os.fsencode(posix), safe="/"), "uriBaseId": SRCROOT}
 
 
 def region(source: SourceFile, start: int, end: int) -> dict[str, int]:
@@ -100,7 +101,7 @@ def _fixes(path: str, source: SourceFile, diagnostic: Diagnostic) -> list[dict[s
 
 
 def _directory_uri(directory: Path) -> str:
-    uri = directory.as_uri()
+    uri = artifact_location(str(directory))["uri"]
     return uri if uri.endswith("/") else uri + "/"
 
 
