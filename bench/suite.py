@@ -234,6 +234,20 @@ def large_file_rows(inputs: Inputs) -> list[Row]:
     return rows
 
 
+def hostile_rows() -> list[Row]:
+    """No target: the inputs of issue 23 (bench/hostile.py), each within the time budget."""
+    output = subprocess.run([sys.executable, "-m", "bench.hostile"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    figures = json.loads(output)
+    rows = []
+    for name in ("192 KB list of 16,000 cudatoolkit", "9.8 MB list ending in cudatoolkit"):
+        measured = figures[name]
+        rows.append(Row(f"cudalint check on a {name}", f"{measured['seconds']:.1f} s", f"{measured['peak_rss_mb']} MB peak, reports {', '.join(measured['codes']) or 'nothing'}"))
+    server = figures["server, 5 MB document open"]
+    diagnostics = f"{server['large_document_diagnostics_seconds']:.1f} s to the 5 MB document's diagnostics"
+    rows.append(Row("server: hover on another document while a 5 MB one is linted", millis(server["other_hover_waited_seconds"]), diagnostics))
+    return rows
+
+
 def server_available() -> str | None:
     """Why the editor rows cannot run, or None."""
     check = subprocess.run([sys.executable, "-c", "import cudalint.server.documents"], cwd=REPO, capture_output=True)
@@ -373,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     section("the tree", lambda: tree_rows(inputs, args.runs, args.jobs))
     section("cold start", lambda: cold_rows(inputs, args.runs))
     section("large generated file", lambda: large_file_rows(inputs))
+    section("hostile inputs", hostile_rows)
     missing = "--skip-server" if args.skip_server else server_available()
     if missing is None:
         section("editor and server", lambda: editor_rows(inputs, args.runs))
