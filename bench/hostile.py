@@ -9,15 +9,13 @@ long a hover on another document waits, and the 5 MB document's own diagnostics.
 from __future__ import annotations
 
 import json
-import queue
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-from tests.lsp_framing import read_messages, write_message
+from tests.lsp_framing import RawServer
 
 SMALL = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n}\n"
 
@@ -46,63 +44,20 @@ def check(path: Path) -> dict:
     return {"seconds": round(wall, 2), "peak_rss_mb": peak_kib // 1024 if peak_kib else None, "codes": sorted({f["code"] for f in findings}), "exit": done.returncode, "notes": notes}
 
 
-class Server:
-    def __init__(self, root: Path) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "cudalint", "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
-        self.incoming: queue.Queue = queue.Queue()
-        self.ident = 0
-        threading.Thread(target=self._read, daemon=True).start()
-        self.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
-        self.notify("initialized", {})
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for message in read_messages(self.process.stdout):
-            self.incoming.put((time.perf_counter(), message))
-
-    def notify(self, method: str, params: object) -> None:
-        assert self.process.stdin is not None
-        write_message(self.process.stdin, {"method": method, "params": params})
-
-    def send(self, method: str, params: object) -> int:
-        assert self.process.stdin is not None
-        self.ident += 1
-        write_message(self.process.stdin, {"id": self.ident, "method": method, "params": params})
-        return self.ident
-
-    def request(self, method: str, params: object) -> dict:
-        ident = self.send(method, params)
-        return self.wait(lambda m: m.get("id") == ident and "method" not in m)[1]
-
-    def wait(self, wanted, timeout: float = 600.0) -> tuple[float, dict]:
-        while True:
-            at, message = self.incoming.get(timeout=timeout)
-            if wanted(message):
-                return at, message
-
-    def close(self) -> None:
-        try:
-            self.request("shutdown", None)
-            self.notify("exit", None)
-            self.process.wait(timeout=30)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-
-
 def server_with_a_large_document(root: Path) -> dict:
-    server = Server(root)
+    server = RawServer(root, patience=600.0)
     try:
         small, large = (root / "small.nix").as_uri(), (root / "large.nix").as_uri()
         server.notify("textDocument/didOpen", {"textDocument": {"uri": small, "languageId": "nix", "version": 1, "text": SMALL}})
         server.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == small)
         opened = time.perf_counter()
         server.notify("textDocument/didOpen", {"textDocument": {"uri": large, "languageId": "nix", "version": 1, "text": five_megabytes()}})
-        server.send("textDocument/hover", {"textDocument": {"uri": large}, "position": {"line": 2, "character": 1}})
+        server.send_request("textDocument/hover", {"textDocument": {"uri": large}, "position": {"line": 2, "character": 1}})
         asked = time.perf_counter()
-        ident = server.send("textDocument/hover", {"textDocument": {"uri": small}, "position": {"line": 2, "character": 25}})
-        answered, _ = server.wait(lambda m: m.get("id") == ident and "method" not in m)
-        published, _ = server.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == large)
+        server.answer(server.send_request("textDocument/hover", {"textDocument": {"uri": small}, "position": {"line": 2, "character": 25}}))
+        answered = server.arrived
+        server.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == large)
+        published = server.arrived
         return {"other_hover_waited_seconds": round(answered - asked, 3), "large_document_diagnostics_seconds": round(published - opened, 2)}
     finally:
         server.close()

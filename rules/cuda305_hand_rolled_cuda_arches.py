@@ -234,7 +234,7 @@ def _is_expected_value(node: Node, ctx: Context) -> bool:
             return True  # `assert lib.hasInfix ''TORCH_CUDA_ARCH_LIST="8.9"'' drv.preConfigure;`
         if ancestor.type == "binding" and ancestor.parent is not None and ancestor.parent.parent is not None and ancestor.parent.parent.type == "let_expression":
             names = attrpath_names(ancestor.child_by_field_name("attrpath"))
-            if len(names) == 1 and names[0] is not None and _compared_in(ancestor.parent.parent, names[0]):
+            if len(names) == 1 and names[0] is not None and names[0] in _compared_in(ancestor.parent.parent, ctx):
                 return True
     return in_test_script(node, ctx)
 
@@ -244,16 +244,22 @@ def _compares(expression: Node) -> bool:
     return found is not None and found.type in {"==", "!="}
 
 
-def _compared_in(let: Node, name: str) -> bool:
-    """Whether the `let`'s body compares the variable `name` with `==` / `!=`."""
-    body = let.child_by_field_name("body")
-    for node in descendants(body) if body is not None else ():
-        if node.type == "binary_expression" and _compares(node):
-            for side in ("left", "right"):
-                operand = unparen(node.child_by_field_name(side))
-                if operand is not None and operand.type == "variable_expression" and text(operand) == name:
-                    return True
-    return False
+def _compared_in(let: Node, ctx: Context) -> frozenset[str]:
+    """The variables the `let`'s body compares with `==` / `!=` (once per `let`: each literal
+    of its bindings asks, and a walk of the body each time was quadratic)."""
+    memo = ctx.semantic.memo(__name__)
+    key = ("compared in", let.start_byte, let.end_byte)
+    if key not in memo:
+        body = let.child_by_field_name("body")
+        found = set()
+        for node in descendants(body) if body is not None else ():
+            if node.type == "binary_expression" and _compares(node):
+                for side in ("left", "right"):
+                    operand = unparen(node.child_by_field_name(side))
+                    if operand is not None and operand.type == "variable_expression":
+                        found.add(text(operand))
+        memo[key] = frozenset(found)
+    return memo[key]
 
 
 def _is_replaced_text(string: Node) -> bool:

@@ -596,6 +596,7 @@ def _check(args: argparse.Namespace) -> int:
             checked += runner.run(list(tasks()) if writes else tasks(), table, mode, jobs, progress, resolver.pin)
     finally:
         progress.clear()
+        files.set_write_roots(())  # (the next run in this process names its own)
     # the order of the report does not depend on the order the walk and the workers took
     checked.sort(key=lambda pair: (pair[0] is stdin_task, _path_key(pair[0].display)))
     processed: list[tuple[str, Processed]] = list(early) + [(task.display, outcome) for task, outcome in checked]

@@ -40,8 +40,9 @@ _WALK_CLOCK_INTERVAL = 4096
 # look for (their patterns' matches in the text, at most `_HOT_SPOTS` of them) are checked first.
 _LARGE_TREE = 200_000
 # The parse of a file may take the time budget or this long per byte, whichever is longer (tree-
-# sitter parses 1-5 MB a second, a pathological file, 50,000 selectors in a chain, 6 KB a second).
-_PARSE_SECONDS_PER_BYTE = 4e-6
+# sitter parses 1-5 MB a second idle, 200 KB a second on a loaded machine; a pathological file,
+# 50,000 selectors in a chain, 6 KB a second).
+_PARSE_SECONDS_PER_BYTE = 1e-5
 _HOT_SPOTS = 1000
 
 

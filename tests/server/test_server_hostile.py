@@ -7,10 +7,6 @@ After each, the server must answer as the protocol asks and go on serving.
 from __future__ import annotations
 
 import json
-import queue
-import subprocess
-import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,59 +16,18 @@ from cudalint.lint.engine import lint
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
 from lsp_editor import PATIENCE
-from lsp_framing import read_messages, write_body
+from lsp_framing import RawServer
 
 FINDING = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n}\n"
 METHOD_NOT_FOUND = -32601
 PARSE_ERROR = -32700
 
 
-class Wire:
+class Wire(RawServer):
     """A server process and the raw messages it sends, read on a thread."""
 
     def __init__(self, root: Path) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "cudalint", "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
-        self.incoming: queue.Queue[dict[str, Any]] = queue.Queue()
-        self.seen: list[dict[str, Any]] = []  # every message read so far
-        self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-        self.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
-        self.notify("initialized", {})
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for message in read_messages(self.process.stdout):
-            self.incoming.put(message)
-
-    def send_raw(self, body: bytes, length: int | str | None = None) -> None:
-        assert self.process.stdin is not None
-        write_body(self.process.stdin, body, length)
-
-    def send_request(self, method: str, params: Any, length: int | str | None = None) -> int:
-        """Send a request (framed by `length` when given) without waiting: its id."""
-        self.next_id += 1
-        self.send_raw(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}).encode(), length)
-        return self.next_id
-
-    def answer(self, ident: int) -> dict[str, Any]:
-        return self.wait(lambda m: m.get("id") == ident and "method" not in m)
-
-    def notify(self, method: str, params: Any) -> None:
-        self.send_raw(json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode())
-
-    def request(self, method: str, params: Any) -> dict[str, Any]:
-        """The response (with `result` or `error`), waiting past any notifications."""
-        self.next_id += 1
-        ident = self.next_id
-        self.send_raw(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}).encode())
-        return self.wait(lambda m: m.get("id") == ident and "method" not in m)
-
-    def wait(self, wanted) -> dict[str, Any]:
-        while True:
-            message = self.incoming.get(timeout=PATIENCE)  # a hung server fails the test
-            self.seen.append(message)
-            if wanted(message):
-                return message
+        super().__init__(root, PATIENCE)
 
     def diagnostics(self, uri: str, text: str) -> set[tuple[str, str]]:
         """The diagnostics published for `uri` once they match a fresh lint of `text`; a stale
@@ -95,15 +50,6 @@ class Wire:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
         raise AssertionError("no VmRSS")
-
-    def close(self) -> None:
-        try:
-            self.request("shutdown", None)
-            self.notify("exit", None)
-            self.process.wait(timeout=PATIENCE)
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
 
 
 @pytest.fixture
