@@ -44,7 +44,10 @@ directory (`/run/opengl-driver/lib` on NixOS) to every ELF file in `postFixup` (
 
 The fix (packages only) removes the `LD_LIBRARY_PATH` attribute, wrapper flag or export and adds
 `autoAddDriverRunpath` to `nativeBuildInputs` (on a target before it, 2024-04-01, the CUDA package
-set's `cudaPackages.autoAddOpenGLRunpathHook`, which messages name too). It is unsafe: binaries the package does not
+set's `cudaPackages.autoAddOpenGLRunpathHook`, which messages name too). A `wrapProgram` left
+without flags is removed with the entry (it would wrap for nothing), and an `addDriverRunpath`
+formal that only the entry used goes too (renamed to the hook where the fix adds a formal). It
+is unsafe: binaries the package does not
 patch (prebuilt runners it downloads, programs that `dlopen` libraries by bare name) may then
 not find them. Real exceptions exist, such as ollama's unpatched runner binaries and nixGL,
 whose whole purpose is `LD_LIBRARY_PATH`: keep them with
@@ -105,7 +108,7 @@ from cudalint.nix.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.nix.shell import Command, ShellText, Word
 from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
 from cudalint.rules._driver import CUDA, DRIVER, LD, LINK, OTHER, SELF_REFERENCE, classify_expression, classify_shell_word, describe, driver_runpath_name, fixable_call
-from cudalint.rules._runpath_hooks import DRIVER_HOOKS, driver_hook, elements_of, hook_isolation, hook_reference
+from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, DRIVER_HOOKS, driver_hook, elements_of, hook_isolation, hook_reference
 
 RULE = Rule(
     code="CUDA101",
@@ -247,7 +250,13 @@ def _remove_flag(ctx: Context, string: Node, shell: ShellText, command: Command,
         if parent is not None and parent.type == "list_expression":
             return [edits.delete_element(ctx.source, _list_element(string))]
         return [Edit(flag.start, end.end, "")]
+    if command.name in _PROGRAM_WRAPPERS and command.name_index is not None and index == command.name_index + 2 and value == len(command.words) - 1:
+        return [_remove_command(shell, command)]  # `wrapProgram $out/bin/x` alone would wrap for nothing
     return [edits.remove_shell(shell, flag.start, end.end)]
+
+
+# Wrappers that only rewrite a program in place: without flags they do nothing.
+_PROGRAM_WRAPPERS = frozenset({b"wrapProgram", b"wrapProgramShell", b"wrapProgramBinary"})
 
 
 def _rest_of_string(string: Node, start: int, end: int) -> bool:
@@ -391,10 +400,49 @@ def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[
     addition = _add_hook(ctx, call.attrset, builder, hook)
     if addition is None:
         return None
-    changes = edits.merge_edits([*removal, *addition])
+    changes = edits.merge_edits([*removal, *_formal_edits(ctx, removal, addition, hook)])
     if any(b.start < a.end for a, b in zip(changes, changes[1:])):
         return None
     return Fix(f"Remove the `LD_LIBRARY_PATH` entry and add `{hook}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes), hook_isolation(ctx, call.attrset, changes))
+
+
+def _formal_edits(ctx: Context, removal: list[Edit], addition: list[Edit], hook: str) -> list[Edit]:
+    """The hook's addition, and the formals only the removed text used removed; where the
+    addition writes a new formal, the first unused one is renamed to the hook instead (one
+    edit in the formals, not two that touch)."""
+    unused = _unused_formals(ctx, removal)
+    if not unused:
+        return addition
+    formals = unused[0].parent
+    inserted = [e for e in addition if e.start == e.end and formals is not None and formals.start_byte <= e.start <= formals.end_byte and hook in e.content]
+    if not inserted or "." in hook:
+        return [*addition, *(edits.remove_formal(ctx.source, f) for f in unused)]
+    name = unused[0].child_by_field_name("name")
+    assert name is not None
+    kept = [e for e in addition if e not in inserted]
+    return [*kept, edits.replace(name, hook), *(edits.remove_formal(ctx.source, f) for f in unused[1:])]
+
+
+def _unused_formals(ctx: Context, removal: list[Edit]) -> list[Node]:
+    """`addDriverRunpath` (or `addOpenGLRunpath`) formals that only the removed text used
+    (`${addDriverRunpath.driverLink}/lib`)."""
+    found: list[Node] = []
+    seen: set[tuple[int, int]] = set()
+    for cut in removal:
+        for variable in ctx.semantic.nodes_of_type("variable_expression"):
+            if not (cut.start <= variable.start_byte and variable.end_byte <= cut.end):
+                continue
+            binding = ctx.semantic.resolve(variable)
+            formal = binding.node
+            if binding.kind != "formal" or formal is None or formal.type != "formal" or (formal.start_byte, formal.end_byte) in seen:
+                continue
+            if text(variable) not in ADD_FUNCTIONS:
+                continue  # only the driver-path function's formal goes with its `driverLink`
+            uses = ctx.semantic.uses(text(variable), formal)
+            if all(any(c.start <= u.start_byte and u.end_byte <= c.end for c in removal) for u in uses):
+                seen.add((formal.start_byte, formal.end_byte))
+                found.append(formal)
+    return found
 
 
 def _add_hook(ctx: Context, attrset: Node, builder: str | None, hook: str) -> list[Edit] | None:
