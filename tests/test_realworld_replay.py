@@ -223,3 +223,15 @@ def test_text_report_lists_what_needs_attention(tmp_path: Path) -> None:
     assert "FP alpha.nix:4 CUDA304" in text
     assert "? nested/beta.nix:3 CUDA316 release package" in text
     assert "clean files with a warning or error: 1/1 (100.0%)" in text
+
+
+def test_an_entry_kept_elsewhere_is_read_from_its_local_path(tmp_path: Path) -> None:
+    manifest = write_corpus(tmp_path)
+    older = tmp_path / "synthetic" / "example+repo@1234567" / "alpha.nix"
+    older.parent.mkdir(parents=True)
+    (tmp_path / "synthetic" / "example+repo" / "alpha.nix").rename(older)
+    manifest["files"][0]["local"] = "example+repo@1234567/alpha.nix"
+    s = replay.summarize(replay.replay([manifest], tmp_path, fake_linter(FOUND)))
+    assert s["missing"] == []
+    assert s["changed"] == []
+    assert "alpha.nix:1 CUDA303 default" not in s["true_lost"]

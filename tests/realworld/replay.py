@@ -109,6 +109,10 @@ def sha256_of(path: Path) -> str:
 
 
 def local_path(root: Path, corpus: str, entry: Entry) -> Path:
+    """root/corpus/owner+name/path, or root/corpus/<local> when the entry records where it is kept
+    (two versions of one path, e.g. an era file beside the current one, need their own places)."""
+    if entry.get("local"):
+        return root / corpus / str(entry["local"])
     owner_name = str(entry["repo"]).replace("/", "+")
     return root / corpus / owner_name / str(entry["path"])
 
