@@ -65,7 +65,8 @@ The fix builds with `cudaPackages.backendStdenv.mkDerivation` (adding a `cudaPac
 nothing binds it). When CUDA is optional the switch follows the file's own CUDA switch, whatever
 its name (`cudaSupport`, `enableCuda`, `withCuda`, `cudaSupport'`, `useCuda`, ...):
 `effectiveStdenv = if <switch> then cudaPackages.backendStdenv else stdenv;`, so builds without
-CUDA keep their compiler; only a file without a switch (CUDA always on) switches unconditionally.
+CUDA keep their compiler (a switch of another shape, `gpuBackend == "cuda"`, is taken from the
+guard the file puts its nvcc under); only a file without a switch (CUDA always on) switches unconditionally.
 In a file of the CUDA package set (`cuda_nvcc` is a formal) it adds a `backendStdenv` formal
 instead. `overrideCC stdenv gccNN` is replaced by `cudaPackages.backendStdenv` where it stands. It
 is unsafe: the compiler of the whole package changes. Python and Bazel builders get no automatic
@@ -523,7 +524,7 @@ def _fix(call: Node, stdenv_span: tuple[int, int], sources: list[tuple[str, Node
         return None
     backend, formal_edits = spelled
     stdenv_text = source.slice(*stdenv_span)
-    switch = _cuda_switch(call, ctx)
+    switch = _cuda_switch(call, ctx) or _guard_of_nvcc(sources, ctx)
     if switch is None or semantic.resolve_name("effectiveStdenv", call).kind != "free":
         changes = [Edit(stdenv_span[0], stdenv_span[1], backend), *formal_edits]
         return Fix(f"Build with `{backend}`", Applicability.UNSAFE, tuple(edits.merge_edits(changes)))
@@ -562,6 +563,17 @@ def _cuda_switch(call: Node, ctx: Context) -> str | None:
     for name in candidates:
         if ctx.semantic.resolve_name(name, call).lexical:
             return name
+    return None
+
+
+def _guard_of_nvcc(sources: list[tuple[str, Node]], ctx: Context) -> str | None:
+    """The condition the file puts its nvcc under when its switch has no switch-like name
+    (`lib.optionals (gpuBackend == "cuda") [ cudaPackages.cudatoolkit ]`): the new stdenv
+    follows it, so the other backends keep their compiler."""
+    for _, node in sources:
+        for guard in ctx.semantic.guards(node):
+            if guard.positive:
+                return " ".join(guard.text.split())
     return None
 
 
