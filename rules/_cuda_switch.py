@@ -65,7 +65,7 @@ def mentions_switch(condition: Node, ctx: Context, depth: int = 0) -> bool:
         if _SWITCH_LIKE.match(name):
             return True
         binding = ctx.semantic.resolve(node)
-        if binding.kind in {"let", "rec"} and binding.value is not None and depth < _MAX_DEPTH and mentions_switch(binding.value, ctx, depth + 1):
+        if binding.kind in {"let", "rec"} and binding.value is not None and depth < _MAX_DEPTH and _value_mentions_switch(binding.value, ctx, depth + 1):
             return True
         if binding.kind == "formal" and binding.node is not None and binding.node.type == "formal":
             default = binding.node.child_by_field_name("default")
@@ -74,6 +74,17 @@ def mentions_switch(condition: Node, ctx: Context, depth: int = 0) -> bool:
         if binding.lexical and _asserted_switch(binding, ctx):
             return True
     return False
+
+
+def _value_mentions_switch(value: Node, ctx: Context, depth: int) -> bool:
+    """`mentions_switch` of a `let` value, once per value and file (chains of `let` names would
+    otherwise be walked again for every condition that reads them; a cycle reads as False)."""
+    memo = ctx.semantic.memo(__name__)
+    key = ("mentions", value.start_byte, value.end_byte)
+    if key not in memo:
+        memo[key] = False
+        memo[key] = mentions_switch(value, ctx, depth)
+    return memo[key]
 
 
 def switch_value(expression: Node | None, ctx: Context, on: bool, depth: int = 0) -> bool | None:
