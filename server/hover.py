@@ -102,6 +102,9 @@ def _inherited_package(identifier: Node) -> str | None:
     return text(identifier)
 
 
+SNAPSHOT = "nixpkgs of 2025-11"  # the reference set's product manifests (nix/provenance.nix)
+
+
 def package_markdown(name: str, settings: LintSettings) -> str | None:
     from cudalint.knowledge import reference  # loads on the first hover over a package, not at start-up
 
@@ -114,11 +117,15 @@ def package_markdown(name: str, settings: LintSettings) -> str | None:
         title += f": {info.description}"
     lines = [title, "", f"In {target.describe()}:"]
     if info.releases:
+        # NVIDIA products outside the CUDA manifests (cuDNN, cuTENSOR, TensorRT, ...) are modelled
+        # from one nixpkgs snapshot: on older targets their version and size are that snapshot's
+        snapshot = info.kind == "non-redist" and target.era.id != "split-redist"
         lines += ["", "| CUDA | version | outputs | archive |", "|---|---|---|---|"]
         for facts in info.releases:
             size = format_size(facts.size) if facts.size else "-"
             outputs = ", ".join(f"`{o}`" for o in facts.outputs) if facts.outputs else "unknown"
-            lines.append(f"| {facts.release} | {facts.version or '-'} | {outputs} | {size} |")
+            version = f"{facts.version} (in {SNAPSHOT}; this target's is older)" if snapshot and facts.version else facts.version or "-"
+            lines.append(f"| {facts.release} | {version} | {outputs} | {size} |")
     else:
         elsewhere = ", ".join(info.available_in) or "none"
         lines += ["", f"Not in the target's CUDA releases (present in CUDA {elsewhere})."]

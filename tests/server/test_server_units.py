@@ -134,3 +134,14 @@ def test_a_target_from_the_editor_settings_is_named_as_such(tmp_path) -> None:
     path = str(tmp_path / "a.nix")
     pin = Settings(str(tmp_path), parse_editor_settings({"nixpkgs": "24.05"}, str(tmp_path))).for_path(path).pin
     assert pin.nixpkgs == "24.05" and pin.source == "the editor's cudalint.nixpkgs setting"
+
+
+def test_a_products_version_is_not_claimed_for_older_targets() -> None:
+    """cuDNN and the other products are modelled from one nixpkgs snapshot: the hover says whose
+    version it shows where the target is older."""
+    from cudalint.server.hover import SNAPSHOT, package_markdown
+
+    old = package_markdown("cudnn", LintSettings(nixpkgs="24.05"))
+    new = package_markdown("cudnn", LintSettings(nixpkgs="25.11"))
+    assert old is not None and new is not None
+    assert f"(in {SNAPSHOT}; this target's is older)" in old and SNAPSHOT not in new
