@@ -25,7 +25,10 @@ build time.
 
 The fix deletes the loops and calls (the whole phase when nothing else is left in it), and puts
 `autoAddDriverRunpath` in `nativeBuildInputs` (in place of `addDriverRunpath` when nothing calls
-it any more). It is unsafe: every ELF file is now patched, not only the listed ones. On a target
+it any more). Where the file lists the hook already, but under a condition the calls do not
+have (`optional cudaSupport autoAddDriverRunpath` while every Linux build runs the calls), no fix
+is offered: the other builds would lose the driver's runpath. It is unsafe: every ELF file is
+now patched, not only the listed ones. On a target
 before `autoAddDriverRunpath` (2024-04-01, PR #297212) the hook is the CUDA package set's
 `cudaPackages.autoAddOpenGLRunpathHook` (from 2022-04, PR #167016); before that there was no such
 hook, and the rule is silent.
@@ -473,6 +476,14 @@ def _outermost(changes: list[Edit]) -> list[Edit]:
     return result
 
 
+def _covers(ctx: Context, hook: Node, calls: list[Node]) -> bool:
+    """The hook runs wherever the removed calls ran: each condition it sits under also guards
+    every call (`optional cudaSupport autoAddDriverRunpath` covers calls under `cudaSupport`, not
+    calls every Linux build makes)."""
+    needed = {" ".join(g.text.split()) for g in ctx.semantic.guards(hook) if g.positive}
+    return all(needed <= {" ".join(g.text.split()) for g in ctx.semantic.guards(call) if g.positive} for call in calls)
+
+
 def _input_edits(attrset: Node, removals: list[Edit], ctx: Context) -> list[Edit] | None:
     """Make `autoAddDriverRunpath` a native input; drop or replace `addDriverRunpath` there
     when no call of the function is left."""
@@ -487,6 +498,9 @@ def _input_edits(attrset: Node, removals: list[Edit], ctx: Context) -> list[Edit
         for start, end, _, string in function_calls(ctx)
     )  # calls in this derivation, or in scripts outside any derivation that may end up in it
     if has_auto:
+        removed_calls = [string for start, end, _, string in function_calls(ctx) if any(r.start <= start and end <= r.end for r in removals)]
+        if not any(_covers(ctx, e.node, removed_calls) for e in native if e.name in DRIVER_HOOKS):
+            return None  # the hook runs under a condition the calls do not have (`optional cudaSupport`)
         if function is not None and not calls_left and function.site.list_node is not None:
             return [edits.delete_element(ctx.source, function.site.element)]
         return []
