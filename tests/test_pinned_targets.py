@@ -170,6 +170,9 @@ COMMIT = "3f0a8d1c2b4e5f60718293a4b5c6d7e8f9012345"
         (f'let\n  # nixos-23.05, for the old driver\n  pkgs = import (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }};\nin pkgs', 3, "23.05"),
         (f'# pinned on 2024-03-01\nimport (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }}', 2, "2024-03-01"),
         (f'builtins.fetchGit {{ url = "https://github.com/NixOS/nixpkgs"; ref = "nixos-24.05"; rev = "{COMMIT}"; }}', 1, "24.05"),
+        # a date says more than a moving branch: in a name, beside `ref = "...nixos-unstable"`
+        (f'builtins.fetchGit {{\n  name = "nixos-unstable-2022-05-06";\n  url = "https://github.com/nixos/nixpkgs/";\n  rev = "{COMMIT}";\n}}', 1, "2022-05-06"),
+        (f'# nixos-unstable as of 2021-03-17\nfetchGit {{ url = "https://github.com/nixos/nixpkgs/"; ref = "refs/heads/nixos-unstable"; rev = "{COMMIT}"; }}', 2, "2021-03-17"),
     ],
 )
 def test_a_commit_fetch_is_dated_by_what_is_written_beside_it(code: str, line: int, target: str | None) -> None:
@@ -183,6 +186,8 @@ def test_what_is_no_commit_pin_of_nixpkgs() -> None:
     # a comment far above the fetch does not date it
     far = f'# nixos-23.05\n\n\n\nimport (fetchTarball "https://github.com/NixOS/nixpkgs/archive/{COMMIT}.tar.gz") {{ }}'
     assert pins.commit_fetch(far) == pins.CommitFetch(5, None)
+    # an unquoted URI is a string too
+    assert pins.fetched_in("import (fetchTarball\n  https://github.com/NixOS/nixpkgs/archive/nixos-23.11.tar.gz) { }") == "23.11"
     # a channel's release URL names its release, commit and all
     assert pins.fetched_in(f'import (fetchTarball "https://releases.nixos.org/nixos/23.05/nixos-23.05.5530.{COMMIT[:12]}/nixexprs.tar.xz") {{ }}') == "23.05"
 

@@ -142,6 +142,14 @@ CASES = [
     # nix-shell environments: a `mkDerivation` with nothing to build, in `shell.nix` or `default.nix`
     ("shell.nix", 'with import <nixpkgs> { }; stdenv.mkDerivation { name = "env"; buildInputs = [ MARK ]; }', Kind.SHELL, "nix-shell environment"),
     ("default.nix", '{ pkgs ? import <nixpkgs> { } }: pkgs.stdenv.mkDerivation { name = "env"; LD_LIBRARY_PATH = MARK; }', Kind.SHELL, "nix-shell environment"),
+    # `src = null` is no source; the `let` of a file whose value is a shell feeds the shell
+    (
+        "default.nix",
+        'with import <nixpkgs> { }; let libs = [ MARK ]; in stdenv.mkDerivation { name = "env"; src = null; buildInputs = libs; }',
+        Kind.SHELL,
+        "nix-shell environment",
+    ),
+    ("pkg.nix", "{ stdenv, MARK }: let l = [ MARK ]; in stdenv.mkDerivation { src = ./.; buildInputs = l; }", Kind.PACKAGE, "file"),
     # builders that compute their source are packages without `src`
     ("pkg.nix", '{ python3Packages, MARK }: python3Packages.buildPythonPackage { pname = "x"; dependencies = [ MARK ]; }', Kind.PACKAGE, "buildPythonPackage"),
     ("cuda_x.nix", '{ buildRedist, MARK }: buildRedist { redistName = "cuda"; pname = "cuda_x"; buildInputs = [ MARK ]; }', Kind.PACKAGE, "buildRedist"),

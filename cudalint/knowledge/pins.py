@@ -95,7 +95,7 @@ def fetched_in(text: str) -> str | None:
                 return normalize(ref.group("ref"))
             except TargetError:
                 continue
-    for match in _strings_on_lines_with(text, lowered, _URL_WORDS):
+    for match in [*_strings_on_lines_with(text, lowered, _URL_WORDS), *_URI_LITERAL.finditer(text)]:
         value = match.group(1)
         if ("nixpkgs" in value.lower() or "channel" in value.lower() or "releases.nixos.org" in value) and not _DEFAULT_BRANCH.match(value.strip()):
             target = target_of_url(value)  # a bare repository URL says nothing: its `ref` may follow
@@ -118,7 +118,8 @@ _REPOSITORY_FETCH = re.compile(r"fetch(?:FromGitHub|Git|Tree)\s*\{(?P<body>[^{}]
 _NIXPKGS_REPOSITORY = re.compile(r"github\.com/nixos/nixpkgs|\bowner\s*=\s*\"nixos\"[^{}]*\brepo\s*=\s*\"nixpkgs\"", re.IGNORECASE | re.DOTALL)
 # What dates a commit when written beside it: a channel or release branch, or a date.
 _CHANNEL = re.compile(r"(?<![\w.-])(?:(?:nixos|nixpkgs|release)-\d{2}\.\d{2}(?:-small|-darwin)?|nixos-unstable(?:-small)?|nixpkgs-unstable)(?![\w-])", re.IGNORECASE)
-_DATE = re.compile(r"(?<![\w-])(?P<date>(?:19|20)\d{2}-\d{2}-\d{2})(?![\w-])")
+# (also at the end of a name: `name = "nixos-unstable-2022-05-06";`)
+_DATE = re.compile(r"(?<![\d.])(?P<date>(?:19|20)\d{2}-\d{2}-\d{2})(?![\d.])")
 _NEARBY_LINES = 2  # lines above the fetch that may date it
 
 
@@ -151,27 +152,35 @@ def commit_fetch(text: str) -> CommitFetch | None:
 
 
 def _date_of(nearby: str) -> str | None:
-    for pattern in (_CHANNEL, _DATE):
-        for match in pattern.finditer(nearby):
-            try:
-                return normalize(match.group(0))
-            except TargetError:
-                continue
+    """A release channel, else a date, else `unstable` (a moving branch says least)."""
+    found = {pattern: _first_target(pattern, nearby) for pattern in (_CHANNEL, _DATE)}
+    channel, date = found[_CHANNEL], found[_DATE]
+    return channel if channel not in (None, "unstable") else date or channel
+
+
+def _first_target(pattern: re.Pattern[str], text: str) -> str | None:
+    for match in pattern.finditer(text):
+        try:
+            return normalize(match.group("date") if "date" in pattern.groupindex else match.group(0))
+        except TargetError:
+            continue
     return None
 
 
 def fetch_pin(text: str, name: str) -> Pin | None:
-    """The pin of the nixpkgs a file at `name` (as shown) fetches: its branch, tag or channel, a
-    pinned commit dated by what is written beside it, or an undated pin at the commit's line."""
-    target = fetched_in(text)
-    commit = commit_fetch(text) if target is None else None
-    if commit is not None and commit.target is None:
-        return Pin(None, None, undated=f"{name}:{commit.line}")
-    target = target or (commit.target if commit is not None else None)
-    return Pin(target, f"{name} fetches nixpkgs") if target is not None else None
+    """The pin of the nixpkgs a file at `name` (as shown) fetches: a pinned commit dated by what is
+    written beside it (what is fetched, whatever branch it came from), its branch, tag or channel,
+    or an undated pin at the commit's line."""
+    commit = commit_fetch(text)
+    target = commit.target if commit is not None and commit.target is not None else fetched_in(text)
+    if target is not None:
+        return Pin(target, f"{name} fetches nixpkgs")
+    return Pin(None, None, undated=f"{name}:{commit.line}") if commit is not None else None
 
 
 _URL_WORDS = re.compile(r"nixpkgs|channel|releases\.nixos\.org")
+# An unquoted URI (Nix still reads `fetchTarball https://...tar.gz` as a string)
+_URI_LITERAL = re.compile(r"(?<![\"'\w])(https?://(?i:github\.com/nixos/nixpkgs|nixos\.org/channels|releases\.nixos\.org)[^\s\"';)]*)")
 
 
 def _strings_on_lines_with(text: str, lowered: str, words: re.Pattern[str]) -> Iterator[re.Match[str]]:

@@ -282,9 +282,15 @@ def _overridden_builder(function: Node) -> str | None:
 
 
 def _builds_nothing(attrset: Node) -> bool:
-    present = {n for b in bindings_of(attrset) for n in attrpath_names(b.child_by_field_name("attrpath"))[:1] if n} | _inherited(attrset)
+    # `src = null;` is no source either
+    present = {n for b in bindings_of(attrset) for n in attrpath_names(b.child_by_field_name("attrpath"))[:1] if n and not _is_null(binding_value(b))} | _inherited(attrset)
     # a phase or a phase hook (`postInstall`, `preFixup`) is something to build
     return not present & _SOURCE_ATTRS and not any(_PHASE_ATTR.match(n) for n in present)
+
+
+def _is_null(value: Node | None) -> bool:
+    value = unparen(value)
+    return value is not None and value.type == "variable_expression" and identifier_name(value.child_by_field_name("name")) == "null"
 
 
 def _in_attrset(binding: Node) -> bool:
@@ -327,6 +333,12 @@ def file_place(root_expression: Node | None, path: str) -> Place | None:
     or an attrset-valued file under a `modules/` directory), or None (a package file)."""
     if os.path.basename(path) in _SHELL_FILES:
         return Place(Kind.SHELL, os.path.basename(path))
+    value = _file_value(root_expression)
+    decided = call_place_of(value) if value is not None and value.type == "apply_expression" else None
+    # a file whose value is a shell: its `let` feeds the shell (a derivation without source, only in
+    # a file entered by hand: a callPackage function's is a package a snippet shortened)
+    if decided is not None and decided.is_shell and (decided.detail != "nix-shell environment" or _entered_by_hand(root_expression)):
+        return Place(Kind.SHELL, decided.detail)
     bodies = _module_bodies(root_expression)
     keys: set[str] = set()
     for body in bodies:
@@ -374,6 +386,25 @@ def _holds_options(value: Node | None) -> bool:
 def _under_modules(path: str) -> bool:
     """A file in a `modules` directory (`nixos/modules/services/x.nix`, `modules/gpu.nix`)."""
     return "modules" in os.path.normpath(path).replace(os.sep, "/").split("/")[:-1]
+
+
+def _entered_by_hand(root_expression: Node | None) -> bool:
+    """No function, or one whose every argument has a default (`{ pkgs ? import <nixpkgs> { } }:`)."""
+    expression = unparen(root_expression)
+    if expression is None or expression.type != "function_expression":
+        return True
+    formals = expression.child_by_field_name("formals")
+    return formals is not None and all(f.child_by_field_name("default") is not None for f in formals.children_by_field_name("formal"))
+
+
+def _file_value(root_expression: Node | None) -> Node | None:
+    """The expression a file evaluates to, past its arguments, `let`s and `with`s."""
+    expression = unparen(root_expression)
+    if expression is not None and expression.type == "function_expression":
+        expression = unparen(expression.child_by_field_name("body"))
+    while expression is not None and expression.type in ("let_expression", "with_expression", "assert_expression"):
+        expression = unparen(expression.child_by_field_name("body"))
+    return expression
 
 
 def _module_bodies(root_expression: Node | None) -> list[Node]:
