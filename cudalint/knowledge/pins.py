@@ -9,7 +9,7 @@ that file reads); the nearest
 `default.nix`/`shell.nix` next to the file that fetches nixpkgs; niv's `nix/sources.json` and
 `npins/sources.json`. Only branches, release tags and dates say which nixpkgs that is: a pinned
 commit is dated by what is written beside it (a channel name such as `nixos-23.05` in its URL,
-its `ref` or a comment, or a date in a comment: `commit_fetch`); with nothing of the sort it is an
+its `ref` or a comment, or a date in a comment or its `name`: `commit_fetch`); with nothing of the sort it is an
 undated pin, reported as such (`Pin.undated`) and read as the newest nixpkgs. `import <nixpkgs>`
 alone pins nothing (the newest nixpkgs is assumed).
 """
