@@ -357,9 +357,10 @@ def package_reference(source: SourceFile, semantic: Semantic, ref: CudaRef, pack
     return f"cudaPackages.{package}", [edit] if edit is not None else []
 
 
-# Attributes only a CUDA package set's scope passes to `callPackage`.
 # Arguments only a NixOS or home-manager module takes: its other arguments are not packages.
-MODULE_ARGUMENTS = frozenset({"config", "options", "modulesPath"})
+# (`config` is not one: callPackage files take it for `config.cudaSupport`.)
+MODULE_ARGUMENTS = frozenset({"options", "modulesPath"})
+# Attributes only a CUDA package set's scope passes to `callPackage`.
 _SCOPE_ONLY = frozenset({"cudaMajorMinorVersion", "cudaMajorVersion", "cudaVersion", "cudaOlder", "cudaAtLeast", "flags", "backendStdenv"})
 
 
@@ -386,7 +387,8 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
     `like` is a sibling reference whose spelling to follow: `pkgs.addDriverRunpath` gives
     `pkgs.<name>`. Otherwise the bare name when a lexical binding provides it (or a `with` of
     the whole package set), `pkgs.<name>` where `pkgs` is bound, else the bare name plus a new
-    formal (`pkgs` for a NixOS or home-manager module, whose arguments are not packages). None
+    formal (`pkgs` for a NixOS or home-manager module, whose arguments are not packages; a
+    callPackage file taking `config` for `config.cudaSupport` is not one). None
     when there is no way (e.g. an overlay `final: prev: ...`). The one answer to "how does a fix
     write this top-level package here" for every rule."""
     like = unparen(like)
@@ -416,7 +418,8 @@ def toplevel_reference(source: SourceFile, semantic: Semantic, at: Node, name: s
         return (name, []) if _uses_free_names(semantic) else None
     if formals is None or not (function.start_byte <= at.start_byte and at.end_byte <= function.end_byte):
         return None
-    if set(formal_names(formals)) & MODULE_ARGUMENTS:
+    if semantic.is_module_file() or set(formal_names(formals)) & MODULE_ARGUMENTS:
+        # a module's arguments are not packages; a callPackage file gets the real argument
         edit = add_formal(source, formals, "pkgs")
         return (f"pkgs.{name}", [edit]) if edit is not None else None
     edit = add_formal(source, formals, name)
@@ -728,3 +731,61 @@ def _same_binding(a: NameBinding, b: NameBinding) -> bool:
     if (a.node is None) != (b.node is None) or (a.node is not None and node_key(a.node) != node_key(b.node)):
         return False
     return [node_key(w) for w in a.withs] == [node_key(w) for w in b.withs]
+
+
+# ----- formals the fixes left unused -----------------------------------------------------------
+
+
+def used_formals(semantic: Semantic) -> frozenset[str]:
+    """Formals of the file's function that some expression uses (a variable, an `inherit x;`,
+    another formal's default)."""
+    function = semantic.top_function()
+    formals = function.child_by_field_name("formals") if function is not None else None
+    if formals is None:
+        return frozenset()
+    inherits = semantic.nodes_of_type("inherit")
+    used = set()
+    for formal in real_formals(formals):
+        name_node = formal.child_by_field_name("name")
+        if name_node is None:
+            continue
+        name = text(name_node)
+        if semantic.uses(name, formal) or any(_inherits(semantic, inherit, name, formal) for inherit in inherits):
+            used.add(name)
+    return frozenset(used)
+
+
+def _inherits(semantic: Semantic, inherit: Node, name: str, formal: Node) -> bool:
+    """`inherit name;` taking `name` from `formal`."""
+    attrs = inherit.child_by_field_name("attrs")
+    if attrs is None or not any(text(a) == name for a in attrs.named_children):
+        return False
+    owner = inherit.parent.parent if inherit.parent is not None else None
+    if owner is None:
+        return False
+    # in a `let` or `rec { }` the inherited name is itself a binding of that scope: look outside
+    start = owner if owner.type in ("let_expression", "rec_attrset_expression") else inherit
+    return semantic.resolve_name(name, start).node == formal
+
+
+def remove_orphaned_formals(source: SourceFile, semantic: Semantic, used_before: frozenset[str]) -> list[Edit]:
+    """Edits removing formals that the file used before fixes and no longer uses: those without a
+    default (a formal with one is a switch callers may set) of a function without `args@`
+    (which callers' arguments would still have to match)."""
+    function = semantic.top_function()
+    formals = function.child_by_field_name("formals") if function is not None else None
+    if formals is None or function.child_by_field_name("universal") is not None:
+        return []
+    used_now = used_formals(semantic)
+    edits: list[Edit] = []
+    for formal in real_formals(formals):
+        name_node = formal.child_by_field_name("name")
+        if name_node is None or formal.child_by_field_name("default") is not None:
+            continue
+        name = text(name_node)
+        if name in used_before and name not in used_now:
+            edit = remove_formal(source, formal)
+            if edits and edit.start < edits[-1].end:
+                break  # removing neighbours at once could take one comma twice: the rest next pass
+            edits.append(edit)
+    return edits

@@ -1,7 +1,9 @@
 """Applying fixes: non-overlapping edits per pass, re-lint, repeat until nothing changes.
 
 A pass never keeps text with more syntax errors than the file had: a batch that breaks parsing
-is retried fix by fix, and a fix that alone breaks it is dropped.
+is retried fix by fix, and a fix that alone breaks it is dropped. When no fix is left, formals
+that the original file used and the fixes left unused are removed (a fix rewriting the last use
+of `config` or `addOpenGLRunpath` cannot see that another fix rewrote the others).
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ import time
 from dataclasses import dataclass, field
 
 from cudalint.frontend.newcode import Scope
+from cudalint.lint import edits as edit_builders
 from cudalint.lint.engine import LintResult, lint
 from cudalint.lint.model import Applicability, Diagnostic, Edit, Fix
 from cudalint.lint.settings import LintSettings
+from cudalint.nix.parsing import parse
+from cudalint.nix.semantic import Semantic
 from cudalint.nix.source import SourceFile
 
 MAX_PASSES = 25
@@ -110,6 +115,7 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
     baseline_errors = result.syntax_errors
     outcome = FixOutcome(source.text, source.text, result, scope=scope)
     rejected: set[tuple[str, int, int, str]] = set()
+    used_before = edit_builders.used_formals(_semantic(source, result))
     # every pass re-lints the file: the loop as a whole keeps to the time budget of one lint
     deadline = time.monotonic() + settings.time_budget
     for _ in range(MAX_PASSES):
@@ -119,7 +125,9 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
             pending = outcome.scope.select(pending)
         chosen = select_fixes(pending, unsafe)
         if not chosen:
-            break
+            if not outcome.changed or not _remove_orphaned_formals(outcome, used_before, baseline_errors, settings):
+                break
+            continue
         if time.monotonic() > deadline:
             outcome.out_of_time = True
             break
@@ -151,6 +159,26 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
             outcome.scope = outcome.scope.moved(applied)
         rejected = set()
     return outcome
+
+
+def _semantic(source: SourceFile, result: LintResult) -> Semantic:
+    return Semantic(result.tree if result.tree is not None else parse(source), source)
+
+
+def _remove_orphaned_formals(outcome: FixOutcome, used_before: frozenset[str], baseline_errors: int, settings: LintSettings) -> bool:
+    """Remove the formals the fixes left unused (see the module docstring); whether any went."""
+    current = outcome.result.source
+    removals = edit_builders.remove_orphaned_formals(current, _semantic(current, outcome.result), used_before)
+    if not removals:
+        return False
+    candidate = _relint(current, removals, settings)
+    if candidate.syntax_errors > baseline_errors:
+        return False
+    outcome.text = candidate.source.text
+    outcome.result = candidate
+    if outcome.scope is not None:
+        outcome.scope = outcome.scope.moved(removals)
+    return True
 
 
 def _relint(current: SourceFile, edits: list[Edit], settings: LintSettings) -> LintResult:

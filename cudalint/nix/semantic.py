@@ -186,14 +186,23 @@ class Semantic:
             found = self._typed_nodes[types] = nodes_of_type(self.tree.root_node, types)
         return found
 
-    def place(self, node: Node) -> Place:
-        """Where `node` stands: a package, a dev shell, a module or an override (cudalint.nix.places)."""
+    def file_place(self) -> Place | None:
+        """What the whole file is (a dev shell, a module), None for a package file (cudalint.nix.places)."""
         if self._file_place is None:
             root = self.tree.root_node
             self._file_place = (file_place(root.child_by_field_name("expression") or (root.named_children[0] if root.named_children else None), self.source.path),)
+        return self._file_place[0]
+
+    def is_module_file(self) -> bool:
+        """Whether the whole file is a NixOS/home-manager module (its arguments are not packages)."""
+        found = self.file_place()
+        return found is not None and found.is_module
+
+    def place(self, node: Node) -> Place:
+        """Where `node` stands: a package, a dev shell, a module or an override (cudalint.nix.places)."""
         found = self._places.get(node)
         if found is None:  # (several rules ask for the same node's place)
-            found = self._places[node] = place_of(node, self._file_place[0], self._call_place)
+            found = self._places[node] = place_of(node, self.file_place(), self._call_place)
         return found
 
     def _call_place(self, apply: Node) -> Place | None:
