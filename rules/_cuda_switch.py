@@ -328,21 +328,29 @@ def _asserted_switch(binding: NameBinding, ctx: Context) -> bool:
 _OPEN_CONTEXTS = frozenset({"binding", "parenthesized_expression", "with_expression", "let_expression", "assert_expression", "if_expression", "function_expression"})
 
 
+def switch_guard(at: Node, ctx: Context) -> str | None:
+    """`lib.optionals cudaSupport ` (with the `lib` the file has) for an input a fix adds at `at`
+    when the file's switch is in scope there (CUDA304 would ask for the guard); else None."""
+    if file_switch(at, ctx) is None:
+        return None
+    if edits.is_bound(ctx.semantic, at, "lib"):
+        return "lib.optionals cudaSupport "
+    if edits.is_bound(ctx.semantic, at, "pkgs"):
+        return "pkgs.lib.optionals cudaSupport "
+    return None
+
+
 def guard_fix(root: Node, site: InputSite, ctx: Context) -> Fix | None:
     """Move the list element `root` of `site` under `lib.optionals cudaSupport [ ... ]`, into
     one already joined to its list by `++` if there is one."""
-    semantic, source = ctx.semantic, ctx.source
+    source = ctx.source
     listing = site.list_node
     if listing is None or unparen(site.element) != unparen(root):
         return None
-    if edits.is_bound(semantic, listing, "lib"):
-        guard = "lib.optionals cudaSupport"
-    elif edits.is_bound(semantic, listing, "pkgs"):
-        guard = "pkgs.lib.optionals cudaSupport"
-    else:
+    prefix = switch_guard(listing, ctx)
+    if prefix is None:
         return None
-    if not semantic.resolve_name("cudaSupport", listing).lexical:
-        return None
+    guard = prefix.rstrip()
     element = site.element
     item = text(element)
     elements = edits.list_elements(listing)
@@ -364,7 +372,11 @@ def guard_fix(root: Node, site: InputSite, ctx: Context) -> Fix | None:
             removal = edits.delete_element(source, element)
             data = source.data
             kept = (data[listing.start_byte : removal.start] + data[removal.end : listing.end_byte]).decode("utf-8", "replace")
-            rewritten = f"{kept} ++ {guard} [ {item} ]"
+            joint = " "
+            if source.line_of(listing.start_byte) != source.line_of(listing.end_byte) and site.binding.type == "binding" and binding_value(site.binding) == listing:
+                # nixfmt: a multi-line list continues with `++` on its own line, at the binding's indentation
+                joint = source.newline + source.indentation_of_line(source.line_of(site.binding.start_byte))
+            rewritten = f"{kept}{joint}++ {guard} [ {item} ]"
         if not _is_open(listing):
             rewritten = f"({rewritten})"
         changes = [edits.replace(listing, rewritten)]

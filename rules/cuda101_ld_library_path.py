@@ -107,6 +107,7 @@ from cudalint.lint.rule import Rule
 from cudalint.nix.places import WRAPPER_BUILDERS, Kind, Place
 from cudalint.nix.shell import Command, ShellText, Word
 from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
+from cudalint.rules._cuda_switch import switch_guard
 from cudalint.rules._driver import CUDA, DRIVER, LD, LINK, OTHER, SELF_REFERENCE, classify_expression, classify_shell_word, describe, driver_runpath_name, fixable_call
 from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, DRIVER_HOOKS, driver_hook, elements_of, hook_isolation, hook_reference
 
@@ -458,6 +459,10 @@ def _add_hook(ctx: Context, attrset: Node, builder: str | None, hook: str) -> li
         if previous is None:
             return None  # a new list would replace the package's own nativeBuildInputs
         return [edits.insert_binding(ctx.source, attrset, f"nativeBuildInputs = ({previous}.nativeBuildInputs or [ ]) ++ [ {name} ];"), *formal]
+    guard = switch_guard(attrset, ctx)
+    if guard is not None:  # under the file's switch, as CUDA304 asks of the hook
+        added = edits.add_guarded_input(ctx.source, attrset, "nativeBuildInputs", name, guard)
+        return None if added is None else [*added, *formal]
     return [*edits.add_to_input(ctx.source, attrset, "nativeBuildInputs", [name]), *formal]
 
 

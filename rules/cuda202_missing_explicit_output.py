@@ -53,7 +53,10 @@ The interpolation fix writes the getter of the output that holds the path
 (`"${lib.getLib libcublas}/lib"`, `lib.getDev` for headers, `lib.getInclude` in the
 split-redist era, `lib.getBin`) and is safe: that output exists in every judged release. The
 symlink-farm fix names `dev` and `lib` where the package has nothing else but `out` and
-`static`; it is safe because nothing a build or a binary uses is lost. Propagating
+`static`; it is safe because nothing a build or a binary uses is lost: where a build needs a
+static library, it is named too (`cuda_cudart.static` in a CMake build, whose CUDA language check
+links the static runtime by default; `x.static` for `lib.getOutput "static" x`), which keeps it
+at build time only (a static archive is in no RUNPATH). Propagating
 `(lib.getLib x)` instead of `x` is offered as an unsafe fix: dependents that include the
 package's headers must then list it themselves. The join fix adds the outputs holding programs,
 headers and libraries (`lib.getBin`, `lib.getDev` or in the split-redist era `lib.getInclude`,
@@ -111,6 +114,7 @@ from cudalint.lint.rule import Rule
 from cudalint.nix.semantic import Call, CudaRef
 from cudalint.nix.syntax import attrpath_names, binding_value, bindings_of, descendants, flatten_apply, string_literal, text, unparen
 from cudalint.rules import _driver, _outputs
+from cudalint.rules._cuda_compilation import builds_with_cmake
 
 RULE = Rule(
     code="CUDA202",
@@ -130,6 +134,9 @@ PROPAGATED_HOST_INPUTS = HOST_SIDE_INPUTS & catalog.PROPAGATED_INPUTS
 # `${x}` followed by one of these top-level directories: the output that holds it.
 _PATH = re.compile(r"^/(lib|include|bin)(?:/([^\s\"'$;:/]*))?")
 _SYMLINK_FARM_NAMED = ("dev", "lib")
+# Whose `static` output CMake links by default (FindCUDAToolkit's and `enable_language(CUDA)`'s
+# `CMAKE_CUDA_RUNTIME_LIBRARY` is `Static`): naming only `dev` and `lib` fails the configure check.
+_STATIC_RUNTIME = frozenset({"cuda_cudart"})
 # What a join of a package is for: its programs, headers and libraries, by era (headers are in
 # `dev` until the split-redist era gives them an `include` output).
 _JOINED = {"multi-output": ("bin", "dev", "lib"), "split-redist": ("bin", "include", "lib")}
@@ -236,6 +243,10 @@ def _check_join(ctx: Context, ref: CudaRef, root: Node, join: Call, site_list: N
 def _report_symlink_farm(ctx: Context, ref: CudaRef, root: Node, attr: str, judged: list[tuple[str, ...]]) -> None:
     package_text = text(flatten_apply(unparen(root))[1][-1]) if ref.getter is not None else text(root)
     named = [o for o in _SYMLINK_FARM_NAMED if _outputs.in_every(judged, o)]
+    wants_static = (ref.getter is not None and ref.output == "static") or (ref.package in _STATIC_RUNTIME and _builds_with_cmake(ctx, root))
+    if wants_static:
+        # the static runtime stays: asked for by name, or linked by CMake's CUDA check
+        named = ([] if ref.getter is not None else named) + ["static"] if _outputs.in_every(judged, "static") else []
     named_text = " ".join(f"{package_text}.{o}" for o in named) if named else f"{package_text}.<output>"
     fix = None
     others = {o for outputs in judged for o in outputs} - {"out", "static", *named}
@@ -244,6 +255,11 @@ def _report_symlink_farm(ctx: Context, ref: CudaRef, root: Node, attr: str, judg
         fix = Fix(f"Name the outputs: `{named_text}`", Applicability.SAFE, (Edit(element.start_byte, element.end_byte, _separator(ctx, element).join(f"{package_text}.{o}" for o in named)),))
     # getters return the whole package in this era
     ctx.report(root, f"`{text(root)}` in `{attr}` keeps every output of `{ref.package}` (static included) at run time; write `{named_text}`", fixes=[fix])
+
+
+def _builds_with_cmake(ctx: Context, root: Node) -> bool:
+    call = ctx.semantic.enclosing_call(root)
+    return call is not None and call.attrset is not None and builds_with_cmake(call.attrset, ctx)
 
 
 def _report_propagated(ctx: Context, ref: CudaRef, root: Node, attr: str, judged: list[tuple[str, ...]]) -> None:

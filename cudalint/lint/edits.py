@@ -552,6 +552,12 @@ def add_input_item(source: SourceFile, site: InputSite, attrset: Node, attr: str
     return _append_input(source, attrset, attr, " ".join(wanted), guard)
 
 
+def add_guarded_input(source: SourceFile, attrset: Node, attr: str, item: str, guard: str) -> list[Edit] | None:
+    """Edits making `item` a member of input `attr` of `attrset` under `guard` (`lib.optionals
+    cudaSupport `): in a list already under that guard, else a new `++ guard [ item ]`."""
+    return _append_input(source, attrset, attr, item, guard)
+
+
 def _append_input(source: SourceFile, attrset: Node, attr: str, text_: str, prefix: str | None) -> list[Edit] | None:
     """Edits making `text_` an item of `attr`, under the guard `prefix` (`lib.optionals c `);
     nothing when an element written `text_` is already in it."""
@@ -789,3 +795,58 @@ def remove_orphaned_formals(source: SourceFile, semantic: Semantic, used_before:
                 break  # removing neighbours at once could take one comma twice: the rest next pass
             edits.append(edit)
     return edits
+
+
+# ----- inputs the fixes listed twice -----------------------------------------------------------
+
+
+def _input_key(semantic: Semantic, element: Node) -> str:
+    """What a list element denotes, for telling duplicates: the CUDA package and output, else
+    its text (white space and a `pkgs.` prefix aside)."""
+    ref = semantic.cuda_ref(element)
+    if ref is not None and unparen(ref.node) == unparen(element):
+        return f"cuda:{ref.set_name}.{ref.package}.{ref.output}"
+    spelled = "".join(text(element).split())
+    return spelled.removeprefix("pkgs.")
+
+
+def _input_lists(semantic: Semantic) -> list[tuple[str, Node]]:
+    """The list literals directly holding elements of an input attribute, with the attribute."""
+    found = []
+    for listing in semantic.nodes_of_type("list_expression"):
+        elements = list_elements(listing)
+        site = semantic.input_site(elements[0]) if elements else None
+        if site is not None and site.list_node == listing:
+            found.append((site.attr, listing))
+    return found
+
+
+def input_counts(semantic: Semantic) -> dict[tuple[str, str], int]:
+    """How often each (input attribute, element) occurs in the file's input lists."""
+    counts: dict[tuple[str, str], int] = {}
+    for attr, listing in _input_lists(semantic):
+        for element in list_elements(listing):
+            key = (attr, _input_key(semantic, element))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def remove_duplicated_inputs(source: SourceFile, semantic: Semantic, counts_before: dict[tuple[str, str], int]) -> list[Edit]:
+    """Edits deleting the later of two elements of one input list that denote the same input,
+    where the file has more of them than it had before fixes (`input_counts`): two fixes that
+    each wrote `cuda_cudart.dev cuda_cudart.lib`, a fix writing `cudaPackages.cuda_nvcc` into a
+    `with cudaPackages;` list that has `cuda_nvcc`."""
+    counts = input_counts(semantic)
+    edits: list[Edit] = []
+    for attr, listing in _input_lists(semantic):
+        seen: set[str] = set()
+        for element in list_elements(listing):
+            key = _input_key(semantic, element)
+            if key in seen and counts[(attr, key)] > counts_before.get((attr, key), 0):
+                counts[(attr, key)] -= 1
+                edit = delete_element(source, element)
+                if edits and edit.start < edits[-1].end:
+                    return edits  # neighbours: the rest on the next pass
+                edits.append(edit)
+            seen.add(key)
+    return sorted(edits)

@@ -1,9 +1,11 @@
 """Applying fixes: non-overlapping edits per pass, re-lint, repeat until nothing changes.
 
 A pass never keeps text with more syntax errors than the file had: a batch that breaks parsing
-is retried fix by fix, and a fix that alone breaks it is dropped. When no fix is left, formals
-that the original file used and the fixes left unused are removed (a fix rewriting the last use
-of `config` or `addOpenGLRunpath` cannot see that another fix rewrote the others).
+is retried fix by fix, and a fix that alone breaks it is dropped. When no fix is left, what
+fixes of separate findings did together is tidied: an input the fixes listed twice in one list
+loses its later copy, and formals that the original file used and the fixes left unused are
+removed (a fix rewriting the last use of `config` or `addOpenGLRunpath` cannot see that another
+fix rewrote the others).
 """
 
 from __future__ import annotations
@@ -115,7 +117,8 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
     baseline_errors = result.syntax_errors
     outcome = FixOutcome(source.text, source.text, result, scope=scope)
     rejected: set[tuple[str, int, int, str]] = set()
-    used_before = edit_builders.used_formals(_semantic(source, result))
+    original = _semantic(source, result)
+    used_before, inputs_before = edit_builders.used_formals(original), edit_builders.input_counts(original)
     # every pass re-lints the file: the loop as a whole keeps to the time budget of one lint
     deadline = time.monotonic() + settings.time_budget
     for _ in range(MAX_PASSES):
@@ -125,7 +128,7 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
             pending = outcome.scope.select(pending)
         chosen = select_fixes(pending, unsafe)
         if not chosen:
-            if not outcome.changed or not _remove_orphaned_formals(outcome, used_before, baseline_errors, settings):
+            if not outcome.changed or not _tidy(outcome, used_before, inputs_before, baseline_errors, settings):
                 break
             continue
         if time.monotonic() > deadline:
@@ -165,10 +168,12 @@ def _semantic(source: SourceFile, result: LintResult) -> Semantic:
     return Semantic(result.tree if result.tree is not None else parse(source), source)
 
 
-def _remove_orphaned_formals(outcome: FixOutcome, used_before: frozenset[str], baseline_errors: int, settings: LintSettings) -> bool:
-    """Remove the formals the fixes left unused (see the module docstring); whether any went."""
+def _tidy(outcome: FixOutcome, used_before: frozenset[str], inputs_before: dict[tuple[str, str], int], baseline_errors: int, settings: LintSettings) -> bool:
+    """Remove inputs the fixes listed twice, else the formals they left unused (see the module
+    docstring); whether anything went."""
     current = outcome.result.source
-    removals = edit_builders.remove_orphaned_formals(current, _semantic(current, outcome.result), used_before)
+    semantic = _semantic(current, outcome.result)
+    removals = edit_builders.remove_duplicated_inputs(current, semantic, inputs_before) or edit_builders.remove_orphaned_formals(current, semantic, used_before)
     if not removals:
         return False
     candidate = _relint(current, removals, settings)
