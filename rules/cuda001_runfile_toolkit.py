@@ -43,7 +43,9 @@ The advice follows where the toolkit stands (`ctx.place`):
   a `cudaPackages` formal there would be the top-level default release.
 - Dev shell (`mkShell`, FHS env `targetPkgs`, flake `devShells`, numtide `devshells`, a
   `mkDerivation` without source): every list is on PATH, so the replacement is `cuda_nvcc`,
-  `cuda_cudart`, `cuda_cccl` (nvcc left out when another list of the shell has it).
+  `cuda_cudart`, `cuda_cccl` (nvcc left out when another list of the shell has it), with
+  `cuda_nvcc` in `nativeBuildInputs` where the toolkit stood in `buildInputs` (CUDA301's place
+  for the compiler).
 - `CUDA_PATH`, `CUDA_HOME`, `CUDA_ROOT`, `CUDAToolkit_ROOT`, `CUDA_TOOLKIT_ROOT_DIR`,
   `--xla_gpu_cuda_data_dir` set to the toolkit: tools that want one root (JAX, numba, torch
   extensions) are served by a `symlinkJoin` of the redistributables they use, or by `cuda_nvcc`
@@ -320,6 +322,9 @@ def _advice(root: Node, ref: CudaRef, ctx: Context) -> Advice:
         if attr in COMPILER_INPUTS and packages != ["cuda_nvcc"]:
             # nvcc stays in this list; the runtime headers and libraries go to the host inputs
             fixes = _replacement_fixes(ref, site, ctx, ["cuda_nvcc"], companions=[p for p in packages if p != "cuda_nvcc"])
+        elif attr in catalog.HOST_INPUTS and "cuda_nvcc" in packages and packages != ["cuda_nvcc"]:
+            # the compiler goes to the native inputs, where CUDA301 wants it
+            fixes = _replacement_fixes(ref, site, ctx, [p for p in packages if p != "cuda_nvcc"], nvcc=True)
         return Advice(f"`{described}` is the whole runfile toolkit: list {_names(packages)} and the libraries you use", fixes, groupable=False)
     if attr in COMPILER_INPUTS:
         return Advice(f"`{described}` is the runfile toolkit: use `cuda_nvcc` here", _replacement_fixes(ref, site, ctx, ["cuda_nvcc"]), groupable=False)
@@ -760,6 +765,11 @@ def _spell_at(ref: CudaRef, package: str, ctx: Context, destination: Node) -> st
     if written is None:
         return None
     spelled, formal = written
+    if not formal and spelled.endswith(f".{package}"):
+        # `with cudaPackages; [ ... ]` at the destination: the bare name, as its neighbours
+        found = ctx.semantic.resolve_name(package, destination)
+        if found.kind == "with" and found.withs and " ".join(text(found.withs[0]).split()) == spelled[: -len(package) - 1]:
+            return package
     root = spelled.split(".", 1)[0]
     here, there = ctx.semantic.resolve_name(root, ref.node), ctx.semantic.resolve_name(root, destination)
     if formal or there.lexical or (here.kind == there.kind and here.node == there.node and here.withs == there.withs):

@@ -23,8 +23,9 @@ not exist, so nothing fails at build time: the program later runs without the dr
 
 In a package or dev shell the error is the same in every context; the fix writes
 `${addDriverRunpath.driverLink}/lib` (adding `addDriverRunpath`, or `pkgs` in a module, to the
-file's arguments when nothing binds it), or corrects the name of a 32-bit directory in place. It
-is unsafe: the program will load the driver it did not load before.
+file's arguments when nothing binds it), and for a misspelled 32-bit directory the 32-bit
+package set's `${pkgsi686Linux.addDriverRunpath.driverLink}/lib` (a literal path would be
+CUDA102's finding). It is unsafe: the program will load the driver it did not load before.
 
 ## Example
 ```nix
@@ -102,12 +103,13 @@ def check(node: Node, ctx: Context) -> None:
         if not (misspelled or lib64 or stray):
             continue
         found = match.group(0).decode()
-        if bits is not None and not stray:
-            # a 32-bit directory, misspelled: correct it in place
-            right = f"/run/opengl-driver-32{'/lib' if lib else ''}"
-            ctx.report((start, end), f"misspelled driver directory `{found}`: write `{right}`", fixes=[Fix(f"Write `{right}`", Applicability.UNSAFE, (Edit(start, end, right),))])
-            continue
         name_of = driver_runpath_name(ctx)
+        if bits is not None and not stray:
+            # a 32-bit directory, misspelled: the 32-bit package set's `driverLink` (the literal
+            # path is CUDA102's finding)
+            right = f"${{pkgsi686Linux.{name_of}.driverLink}}{'/lib' if lib else ''}"
+            ctx.report((start, end), f"misspelled driver directory `{found}`: write `{right}`", fixes=[_fix(ctx, string, start, end, lib is not None, name_of, bits32=True)])
+            continue
         right = f"${{{name_of}.driverLink}}{'/lib' if lib else ''}"
         if stray and not misspelled and not lib64:
             message = f"`{found}` is the 32-bit driver directory and nothing here is 32-bit: write `{right}`"
@@ -116,10 +118,12 @@ def check(node: Node, ctx: Context) -> None:
         ctx.report((start, end), message, fixes=[_fix(ctx, string, start, end, lib is not None, name_of)])
 
 
-def _fix(ctx: Context, string: Node, start: int, end: int, lib: bool, name: str) -> Fix | None:
-    spelled = spell_toplevel(ctx, string, name)
+def _fix(ctx: Context, string: Node, start: int, end: int, lib: bool, name: str, bits32: bool = False) -> Fix | None:
+    spelled = spell_toplevel(ctx, string, "pkgsi686Linux" if bits32 else name)
     if spelled is None:
         return None
     written, extra = spelled
+    if bits32:
+        written = f"{written}.{name}"
     replacement = f"${{{written}.driverLink}}{'/lib' if lib else ''}"
     return Fix(f"Write `{replacement}`", Applicability.UNSAFE, tuple(edits.merge_edits([Edit(start, end, replacement), *extra])))

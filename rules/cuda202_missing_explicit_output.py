@@ -251,7 +251,7 @@ def _report_symlink_farm(ctx: Context, ref: CudaRef, root: Node, attr: str, judg
     fix = None
     others = {o for outputs in judged for o in outputs} - {"out", "static", *named}
     element = _list_element(root)
-    if named and not others and element is not None:
+    if named and (not others or named == ["static"]) and element is not None:
         fix = Fix(f"Name the outputs: `{named_text}`", Applicability.SAFE, (Edit(element.start_byte, element.end_byte, _separator(ctx, element).join(f"{package_text}.{o}" for o in named)),))
     # getters return the whole package in this era
     ctx.report(root, f"`{text(root)}` in `{attr}` keeps every output of `{ref.package}` (static included) at run time; write `{named_text}`", fixes=[fix])

@@ -38,8 +38,23 @@ def _alone_on_lines(source: SourceFile, start: int, end: int) -> bool:
 
 
 def delete_element(source: SourceFile, element: Node) -> Edit:
-    """Delete a list element (or a formal, a binding) with the white space that belonged to it."""
-    return delete_span(source, element.start_byte, element.end_byte)
+    """Delete a list element (or a formal, a binding) with the white space that belonged to it,
+    and with the comment lines right above it when they speak of it alone (the element ends its
+    group: the list's end, a blank line or another comment follows)."""
+    edit = delete_span(source, element.start_byte, element.end_byte)
+    if edit.start != source.line_start(source.line_of(element.start_byte)) or edit.content:
+        return edit  # not whole lines
+    first = source.line_of(element.start_byte)
+    comment = first
+    while comment > 0 and source.data[source.line_start(comment - 1) : source.line_end(comment - 1)].strip().startswith(b"#"):
+        comment -= 1
+    if comment == first or comment == 0 or not source.data[source.line_start(comment - 1) : source.line_end(comment - 1)].strip():
+        return edit  # no comment above, or one that opens the file or a paragraph of its own
+    following = source.line_of(element.end_byte) + 1
+    rest = source.data[source.line_start(following) : source.line_end(following)].strip() if following < source.line_count else b""
+    if rest and not rest.startswith((b"]", b"}", b"#")):
+        return edit  # the comment may head the next items too
+    return Edit(source.line_start(comment), edit.end, "")
 
 
 def delete_span(source: SourceFile, start: int, end: int) -> Edit:
@@ -821,32 +836,49 @@ def _input_lists(semantic: Semantic) -> list[tuple[str, Node]]:
     return found
 
 
-def input_counts(semantic: Semantic) -> dict[tuple[str, str], int]:
-    """How often each (input attribute, element) occurs in the file's input lists."""
-    counts: dict[tuple[str, str], int] = {}
+def input_counts(semantic: Semantic) -> dict[tuple[str, ...], int]:
+    """How often each (input attribute, element) occurs in the file's input lists, by what the
+    element denotes and (keys `("text", attr, text)`) by how it is written."""
+    counts: dict[tuple[str, ...], int] = {}
     for attr, listing in _input_lists(semantic):
         for element in list_elements(listing):
-            key = (attr, _input_key(semantic, element))
-            counts[key] = counts.get(key, 0) + 1
+            for key in ((attr, _input_key(semantic, element)), ("text", attr, " ".join(text(element).split()))):
+                counts[key] = counts.get(key, 0) + 1
     return counts
 
 
-def remove_duplicated_inputs(source: SourceFile, semantic: Semantic, counts_before: dict[tuple[str, str], int]) -> list[Edit]:
-    """Edits deleting the later of two elements of one input list that denote the same input,
-    where the file has more of them than it had before fixes (`input_counts`): two fixes that
-    each wrote `cuda_cudart.dev cuda_cudart.lib`, a fix writing `cudaPackages.cuda_nvcc` into a
-    `with cudaPackages;` list that has `cuda_nvcc`."""
+def remove_duplicated_inputs(source: SourceFile, semantic: Semantic, before: dict[tuple[str, ...], int]) -> list[Edit]:
+    """Edits deleting copies of an input that the fixes made (`input_counts` before them): two
+    fixes that each wrote `cuda_cudart.dev cuda_cudart.lib`, a fix writing
+    `cudaPackages.cuda_nvcc` into a `with cudaPackages;` list that has `cuda_nvcc`, a copy moved
+    under `lib.optionals cudaSupport` beside one that is there anyway. Within one binding, the
+    copy under the fewest conditions (those of every other copy) stays, the original before one
+    a fix wrote; copies under conditions that exclude each other all stay."""
     counts = input_counts(semantic)
-    edits: list[Edit] = []
+    copies_by_key: dict[tuple, list[tuple[frozenset, bool, Node]]] = {}
     for attr, listing in _input_lists(semantic):
-        seen: set[str] = set()
+        site = semantic.input_site(list_elements(listing)[0])
+        assert site is not None
+        conditions = frozenset((g.text, g.positive) for g in semantic.guards(listing))
         for element in list_elements(listing):
-            key = _input_key(semantic, element)
-            if key in seen and counts[(attr, key)] > counts_before.get((attr, key), 0):
-                counts[(attr, key)] -= 1
-                edit = delete_element(source, element)
-                if edits and edit.start < edits[-1].end:
-                    return edits  # neighbours: the rest on the next pass
-                edits.append(edit)
-            seen.add(key)
-    return sorted(edits)
+            spelled = ("text", attr, " ".join(text(element).split()))
+            key = (node_key(site.binding), attr, _input_key(semantic, element))
+            copies_by_key.setdefault(key, []).append((conditions, counts[spelled] > before.get(spelled, 0), element))
+    doomed: list[Node] = []
+    for (_, attr, name), copies in copies_by_key.items():
+        excess = min(len(copies) - 1, counts[(attr, name)] - before.get((attr, name), 0))
+        if excess <= 0:
+            continue
+        widest = [i for i, (conditions, _, _) in enumerate(copies) if all(conditions <= other for other, _, _ in copies)]
+        if not widest:
+            continue  # under conditions that exclude each other (`cudaSupport`, `!cudaSupport`)
+        keeper = min(widest, key=lambda i: (copies[i][1], i))
+        others = sorted((i for i in range(len(copies)) if i != keeper), key=lambda i: (not copies[i][1], -i))
+        doomed.extend(copies[i][2] for i in others[:excess])
+    edits: list[Edit] = []
+    for element in sorted(doomed, key=lambda e: e.start_byte):
+        edit = delete_element(source, element)
+        if edits and edit.start < edits[-1].end:
+            break  # neighbours: the rest on the next pass
+        edits.append(edit)
+    return edits

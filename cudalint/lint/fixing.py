@@ -43,7 +43,8 @@ def apply_edits(data: bytes, edits: list[Edit]) -> bytes:
 class _Spans:
     """Non-overlapping byte spans chosen so far, sorted, for O(log n) conflict checks.
 
-    Touching insertions at the same point also conflict: their order would be arbitrary."""
+    Edits that meet also conflict (`_touches`): insertions at one point, whose order would be
+    arbitrary, and an insertion right after a node another fix rewrites."""
 
     def __init__(self) -> None:
         self._starts: list[int] = []
@@ -52,7 +53,7 @@ class _Spans:
     def conflicts(self, start: int, end: int) -> bool:
         index = bisect.bisect_right(self._starts, start)
         for neighbour in (index - 1, index):
-            if 0 <= neighbour < len(self._starts) and _overlaps((start, end), (self._starts[neighbour], self._ends[neighbour])):
+            if 0 <= neighbour < len(self._starts) and _touches((start, end), (self._starts[neighbour], self._ends[neighbour])):
                 return True
         return False
 
@@ -70,6 +71,12 @@ def applicable_fix(diagnostic: Diagnostic, unsafe: bool) -> bool:
     """Whether `--fix` (with `unsafe`: `--fix --unsafe-fixes`) may apply the finding's fix."""
     fix = diagnostic.fix
     return fix is not None and (fix.applicability is Applicability.SAFE or (unsafe and fix.applicability is Applicability.UNSAFE))
+
+
+def _touches(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Edits of two fixes conflict when they overlap or meet: an insertion after a rewritten node
+    (`++ [ x ]` after a list another fix wraps in a guard) must see the rewrite."""
+    return a[0] <= b[1] and b[0] <= a[1]
 
 
 def select_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[tuple[Diagnostic, Fix]]:
@@ -161,6 +168,9 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
         if outcome.scope is not None:
             outcome.scope = outcome.scope.moved(applied)
         rejected = set()
+        # before the next pass moves one copy elsewhere (under a guard, to another list)
+        current = outcome.result.source
+        _apply_tidying(outcome, edit_builders.remove_duplicated_inputs(current, _semantic(current, outcome.result), inputs_before), baseline_errors, settings)
     return outcome
 
 
@@ -168,12 +178,17 @@ def _semantic(source: SourceFile, result: LintResult) -> Semantic:
     return Semantic(result.tree if result.tree is not None else parse(source), source)
 
 
-def _tidy(outcome: FixOutcome, used_before: frozenset[str], inputs_before: dict[tuple[str, str], int], baseline_errors: int, settings: LintSettings) -> bool:
+def _tidy(outcome: FixOutcome, used_before: frozenset[str], inputs_before: dict[tuple[str, ...], int], baseline_errors: int, settings: LintSettings) -> bool:
     """Remove inputs the fixes listed twice, else the formals they left unused (see the module
     docstring); whether anything went."""
     current = outcome.result.source
     semantic = _semantic(current, outcome.result)
     removals = edit_builders.remove_duplicated_inputs(current, semantic, inputs_before) or edit_builders.remove_orphaned_formals(current, semantic, used_before)
+    return _apply_tidying(outcome, removals, baseline_errors, settings)
+
+
+def _apply_tidying(outcome: FixOutcome, removals: list[Edit], baseline_errors: int, settings: LintSettings) -> bool:
+    current = outcome.result.source
     if not removals:
         return False
     candidate = _relint(current, removals, settings)
