@@ -106,9 +106,10 @@ def _move(node: Node, name: str, site: InputSite, ctx: Context) -> Fix | None:
     if attrset is None:
         return None
     if elements_of(ctx, attrset, "nativeBuildInputs", frozenset({name})):
-        if site.list_node is None:
+        removal = edits.remove_input_element(ctx.source, site)
+        if removal is None:
             return None
-        return Fix(f"Remove `{name}` from `{site.attr}` (it is in `nativeBuildInputs`)", Applicability.SAFE, (edits.delete_element(ctx.source, site.element),))
+        return Fix(f"Remove `{name}` from `{site.attr}` (it is in `nativeBuildInputs`)", Applicability.SAFE, (removal,))
     spelled = edits.spell_at(ctx.semantic, node, edits.input_destination(attrset, "nativeBuildInputs"))
     if spelled is None:
         return None

@@ -648,6 +648,18 @@ def merge_edits(edits: list[Edit]) -> list[Edit]:
     return merged
 
 
+def remove_input_element(source: SourceFile, site: InputSite) -> Edit | None:
+    """The edit deleting `site.element` from its input list; a list left empty goes with its
+    `++` (or the whole binding). None when the element is not directly in a list literal."""
+    if site.list_node is None:
+        return None
+    ok, _, sole = _guard_prefix(source, site.list_node, site.binding)
+    elements = list_elements(site.list_node)
+    if ok and len(elements) == 1 and elements[0] == site.element:
+        return _delete_emptied(source, site.binding, sole)
+    return delete_element(source, site.element)
+
+
 def move_to_input(source: SourceFile, site: InputSite, attrset: Node, attr: str, text: str) -> list[Edit]:
     """Move the list element `site.element` out of its input list into input `attr` of `attrset`
     (e.g. from `buildInputs` to `nativeBuildInputs`), written as `text` there.
@@ -658,14 +670,11 @@ def move_to_input(source: SourceFile, site: InputSite, attrset: Node, attr: str,
     not directly in a list literal, or sits under `if`, nested guards or other functions."""
     if site.list_node is None:
         return []
-    ok, prefix, sole = _guard_prefix(source, site.list_node, site.binding)
+    ok, prefix, _ = _guard_prefix(source, site.list_node, site.binding)
     if not ok:
         return []
-    elements = list_elements(site.list_node)
-    if len(elements) == 1 and elements[0] == site.element:
-        removal = _delete_emptied(source, site.binding, sole)
-    else:
-        removal = delete_element(source, site.element)
+    removal = remove_input_element(source, site)
+    assert removal is not None
     addition = _append_input(source, attrset, attr, text, prefix)
     if addition is None:
         return []
@@ -757,23 +766,24 @@ def _same_binding(a: NameBinding, b: NameBinding) -> bool:
 # ----- formals the fixes left unused -----------------------------------------------------------
 
 
-def used_formals(semantic: Semantic) -> frozenset[str]:
-    """Formals of the file's function that some expression uses (a variable, an `inherit x;`,
-    another formal's default)."""
+def used_formals(semantic: Semantic) -> tuple[frozenset[str], frozenset[str]]:
+    """The formals of the file's function, and those some expression uses (a variable, an
+    `inherit x;`, another formal's default)."""
     function = semantic.top_function()
     formals = function.child_by_field_name("formals") if function is not None else None
     if formals is None:
-        return frozenset()
+        return frozenset(), frozenset()
     inherits = semantic.nodes_of_type("inherit")
-    used = set()
+    declared, used = set(), set()
     for formal in real_formals(formals):
         name_node = formal.child_by_field_name("name")
         if name_node is None:
             continue
         name = text(name_node)
+        declared.add(name)
         if semantic.uses(name, formal) or any(_inherits(semantic, inherit, name, formal) for inherit in inherits):
             used.add(name)
-    return frozenset(used)
+    return frozenset(declared), frozenset(used)
 
 
 def _inherits(semantic: Semantic, inherit: Node, name: str, formal: Node) -> bool:
@@ -789,22 +799,24 @@ def _inherits(semantic: Semantic, inherit: Node, name: str, formal: Node) -> boo
     return semantic.resolve_name(name, start).node == formal
 
 
-def remove_orphaned_formals(source: SourceFile, semantic: Semantic, used_before: frozenset[str]) -> list[Edit]:
-    """Edits removing formals that the file used before fixes and no longer uses: those without a
-    default (a formal with one is a switch callers may set) of a function without `args@`
-    (which callers' arguments would still have to match)."""
+def remove_orphaned_formals(source: SourceFile, semantic: Semantic, before: tuple[frozenset[str], frozenset[str]]) -> list[Edit]:
+    """Edits removing formals that the file used before fixes (`used_formals`), or that fixes
+    added or renamed, and that nothing uses now: those without a default (a formal with one is a
+    switch callers may set) of a function without `args@` (which callers' arguments would still
+    have to match)."""
     function = semantic.top_function()
     formals = function.child_by_field_name("formals") if function is not None else None
     if formals is None or function.child_by_field_name("universal") is not None:
         return []
-    used_now = used_formals(semantic)
+    declared_before, used_before = before
+    _, used_now = used_formals(semantic)
     edits: list[Edit] = []
     for formal in real_formals(formals):
         name_node = formal.child_by_field_name("name")
         if name_node is None or formal.child_by_field_name("default") is not None:
             continue
         name = text(name_node)
-        if name in used_before and name not in used_now:
+        if (name in used_before or name not in declared_before) and name not in used_now:
             edit = remove_formal(source, formal)
             if edits and edit.start < edits[-1].end:
                 break  # removing neighbours at once could take one comma twice: the rest next pass

@@ -178,7 +178,7 @@ def _semantic(source: SourceFile, result: LintResult) -> Semantic:
     return Semantic(result.tree if result.tree is not None else parse(source), source)
 
 
-def _tidy(outcome: FixOutcome, used_before: frozenset[str], inputs_before: dict[tuple[str, ...], int], baseline_errors: int, settings: LintSettings) -> bool:
+def _tidy(outcome: FixOutcome, used_before: tuple[frozenset[str], frozenset[str]], inputs_before: dict[tuple[str, ...], int], baseline_errors: int, settings: LintSettings) -> bool:
     """Remove inputs the fixes listed twice, else the formals they left unused (see the module
     docstring); whether anything went."""
     current = outcome.result.source
