@@ -801,8 +801,8 @@ def _inherits(semantic: Semantic, inherit: Node, name: str, formal: Node) -> boo
 
 def remove_orphaned_formals(source: SourceFile, semantic: Semantic, before: tuple[frozenset[str], frozenset[str]]) -> list[Edit]:
     """Edits removing formals that the file used before fixes (`used_formals`), or that fixes
-    added or renamed, and that nothing uses now: those without a default (a formal with one is a
-    switch callers may set) of a function without `args@` (which callers' arguments would still
+    added or renamed, and that nothing uses now (a switch with a default too: callers setting it
+    would change nothing), in a function without `args@` (which callers' arguments would still
     have to match)."""
     function = semantic.top_function()
     formals = function.child_by_field_name("formals") if function is not None else None
@@ -813,7 +813,7 @@ def remove_orphaned_formals(source: SourceFile, semantic: Semantic, before: tupl
     edits: list[Edit] = []
     for formal in real_formals(formals):
         name_node = formal.child_by_field_name("name")
-        if name_node is None or formal.child_by_field_name("default") is not None:
+        if name_node is None:
             continue
         name = text(name_node)
         if (name in used_before or name not in declared_before) and name not in used_now:
