@@ -4,12 +4,14 @@ Flags architectures written by hand, in any form: `-DCMAKE_CUDA_ARCHITECTURES=86
 `CUDAARCHS=`, `native`, `all`, `all-major`), `lib.cmakeFeature "CMAKE_CUDA_ARCHITECTURES" "80;86"`,
 OpenCV's `-DCUDA_ARCH_BIN=8.6` / `CUDA_ARCH_PTX`, nvcc's `-gencode=arch=compute_80,code=sm_80`
 (also `-gencode arch=...`) / `-arch=sm_86`, `TORCH_CUDA_ARCH_LIST = "8.0;8.6"` or
-`export TORCH_CUDA_ARCH_LIST="8.6"`, in flags, environment variables and shell phases; and a
+`export TORCH_CUDA_ARCH_LIST="8.6"`, project options under other names (`-DCOMPUTE_CAPABILITY=86`,
+`CUDA_ARCH_LIST=8.6`, the CUDA samples' Makefile `SMS="80 86"`, a Makefile's `GENCODE_FLAGS=` holding
+`-gencode` flags), in flags, environment variables and shell phases; and a
 literal that reaches one of them through a name: a formal default (`cudaArch ? "86"` used in
 `"-DCMAKE_CUDA_ARCHITECTURES=${cudaArch}"`), a `let` binding, a literal list joined with
 `lib.concatStringsSep`, chosen by an `if` or extended with `++` (reported once, where the
 literal is written); and a package's own capability argument with a hand-written default
-(`cudaCapabilities ? [ "7.5" "8.6" ]`), which shadows the user's choice
+(`cudaCapabilities ? [ "7.5" "8.6" ]`, also `cudaArchList ? [ ... ]`), which shadows the user's choice
 whatever variable it feeds.
 
 Not flagged: lists derived from the user's choice, whatever the route: `cudaPackages.flags.*`
@@ -35,7 +37,8 @@ Which GPUs a build targets is the user's choice, made once in `config.cudaCapabi
 systems want: `flags.cmakeCudaArchitecturesString` for `CMAKE_CUDA_ARCHITECTURES`,
 `flags.gencodeString` for nvcc, `flags.cudaCapabilities`, `flags.arches`, `flags.realArches`
 (PR #256324 introduced `flags` in 2023-12 with `cudaFlags` as its alias; PR #322070 moved
-packages to it). A hard-coded `86` builds for one GPU generation only
+packages to it). Reviewers ask the same of a project's own option, whatever its name
+(`COMPUTE_CAPABILITY`, `CUDA_ARCH_LIST`, a Makefile's `SMS`): build its value from `flags`. A hard-coded `86` builds for one GPU generation only
 (or, with `native`, for the GPU of a build machine that has none in the sandbox). A torch
 extension builds for `torch.cudaCapabilities` so that it matches the torch it loads into
 (nixpkgs' torch extensions set `TORCH_CUDA_ARCH_LIST` from it).
@@ -102,7 +105,10 @@ from cudalint.nix.syntax import (
 from cudalint.rules._cuda_compilation import contains
 from cudalint.rules._test_code import in_test_script
 
-_ARCH_VARIABLES = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS", "TORCH_CUDA_ARCH_LIST", "CUDA_ARCH_BIN", "CUDA_ARCH_PTX"})
+# Project options under other names: `-DCOMPUTE_CAPABILITY=86`, `CUDA_ARCH_LIST=8.6`, the CUDA
+# samples' Makefile `SMS="80 86"`; dotted or not.
+_OTHER_VARIABLES = frozenset({"COMPUTE_CAPABILITY", "CUDA_ARCH_LIST", "SMS"})
+_ARCH_VARIABLES = frozenset({"CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS", "TORCH_CUDA_ARCH_LIST", "CUDA_ARCH_BIN", "CUDA_ARCH_PTX"}) | _OTHER_VARIABLES
 
 RULE = Rule(
     code="CUDA305",
@@ -112,7 +118,7 @@ RULE = Rule(
     availability=FixAvailability.NEVER,
     summary="Hand-written CUDA architecture list instead of the user's `config.cudaCapabilities`",
     node_types=("string_expression", "indented_string_expression", "binding", "apply_expression", "formal"),
-    patterns=(b"CUDA_ARCHITECTURES", b"CUDAARCHS", b"CUDA_ARCH_LIST", b"CUDA_ARCH_BIN", b"CUDA_ARCH_PTX", b"compute_", b"sm_", b"apabilities"),
+    patterns=(b"CUDA_ARCHITECTURES", b"CUDAARCHS", b"CUDA_ARCH_LIST", b"CUDA_ARCH_BIN", b"CUDA_ARCH_PTX", b"compute_", b"sm_", b"apabilities", b"COMPUTE_CAPABILITY", b"SMS", b"cudaArch"),
     attrpath_patterns=tuple(name.encode() for name in _ARCH_VARIABLES),
 )
 
@@ -123,6 +129,10 @@ _CMAKE_VALUE = rb"(?:\d{2,3}[a-z]?(?:-real|-virtual)?(?:[;,]\d{2,3}[a-z]?(?:-rea
 _CMAKE_TEXT = re.compile(_CMAKE_VALUE.decode())
 _TORCH_VALUE = rb"\d+\.\d+a?(?:\+PTX)?(?:[; ,]\d+\.\d+a?(?:\+PTX)?)*(?![\w.\x01])"
 _TORCH_TEXT = re.compile(r"\s*" + _TORCH_VALUE.decode() + r"\s*")
+# `86`, `8.6`, `8.6+PTX`, `90a`, and lists of them (`;`, `,` or blanks between)
+_ANY_ITEM = rb"(?:\d+\.\d+a?(?:\+PTX)?|\d{2,3}[a-z]?)"
+_ANY_VALUE = _ANY_ITEM + rb"(?:[;, ]" + _ANY_ITEM + rb")*(?![\w.\x01])"
+_ANY_TEXT = re.compile(r"\s*" + _ANY_VALUE.decode() + r"\s*")
 _FLAG_PATTERNS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     (
         re.compile(rb"(?<![\w-])(?:-D)?CMAKE_CUDA_ARCHITECTURES(?::[A-Za-z]+)?=['\"]?" + _CMAKE_VALUE),
@@ -139,6 +149,10 @@ _FLAG_PATTERNS: tuple[tuple[re.Pattern[bytes], str], ...] = (
     (
         re.compile(rb"(?<![\w-])TORCH_CUDA_ARCH_LIST=['\"]?" + _TORCH_VALUE),
         "`TORCH_CUDA_ARCH_LIST` is hand-written: use `cudaPackages.flags.cudaCapabilities` (or `torch.cudaCapabilities`)",
+    ),
+    (
+        re.compile(rb"(?<![\w-])(?:-D)?(?:COMPUTE_CAPABILITY|CUDA_ARCH_LIST|SMS)(?::[A-Za-z]+)?=['\"]?" + _ANY_VALUE),
+        "`COMPUTE_CAPABILITY` is hand-written: build it from `cudaPackages.flags.cudaCapabilities`",
     ),
     (
         re.compile(
@@ -205,9 +219,9 @@ def _report_flags(found: list[tuple[int, int, bytes]], ctx: Context) -> None:
     spans: dict[tuple[str, int], tuple[int, int]] = {}
     for start, end, matched in found:
         message = next(m for p, m in _FLAG_PATTERNS if p.match(matched))
-        variable = re.match(rb"(?:-D)?(CUDA_ARCH_\w+?)(?::|=)", matched)
+        variable = re.match(rb"(?:-D)?(CUDA_ARCH_\w+?|COMPUTE_CAPABILITY|SMS)(?::|=)", matched)
         if variable is not None:
-            message = message.replace("CUDA_ARCH_BIN", variable.group(1).decode())
+            message = message.replace("CUDA_ARCH_BIN", variable.group(1).decode()).replace("COMPUTE_CAPABILITY", variable.group(1).decode())
         key = (message, ctx.source.line_of(start))
         first = spans.get(key)
         spans[key] = (min(first[0], start), max(first[1], end)) if first else (start, end)
@@ -286,7 +300,7 @@ _ADVICE = {
 }
 # The text just before an interpolation that makes it an architecture value.
 _PREFIX = re.compile(
-    r"(?:(CMAKE_CUDA_ARCHITECTURES|CUDAARCHS|TORCH_CUDA_ARCH_LIST|CUDA_ARCH_BIN|CUDA_ARCH_PTX)(?::[A-Za-z]+)?=['\"]?"
+    r"(?:(CMAKE_CUDA_ARCHITECTURES|CUDAARCHS|TORCH_CUDA_ARCH_LIST|CUDA_ARCH_BIN|CUDA_ARCH_PTX|COMPUTE_CAPABILITY|(?<![\w-])CUDA_ARCH_LIST|(?<![\w-])SMS)(?::[A-Za-z]+)?=['\"]?"
     r"|(?:compute|sm|lto)_|(?:-arch|--gpu-architecture|-code|--gpu-code)[= ])$"
 )
 # One architecture or capability, as any of the formats write it.
@@ -306,7 +320,10 @@ def _check_binding(binding: Node, ctx: Context) -> None:
     if literal is None:
         _report_named_literal(value, variable, ctx)
         return
-    if variable == "TORCH_CUDA_ARCH_LIST" or variable.startswith("CUDA_ARCH_"):
+    if variable in _OTHER_VARIABLES:
+        if _ANY_TEXT.fullmatch(literal):
+            _report(ctx, value, f"`{variable}` is hand-written: {_advice(variable)}")
+    elif variable == "TORCH_CUDA_ARCH_LIST" or variable.startswith("CUDA_ARCH_"):
         if _TORCH_TEXT.fullmatch(literal):
             _report(ctx, value, f"`{variable}` is hand-written: {_advice(variable)}")
     elif _CMAKE_TEXT.fullmatch(literal.strip()):
@@ -316,7 +333,7 @@ def _check_binding(binding: Node, ctx: Context) -> None:
 # A package's own capability argument (`cudaCapabilities ? [ "7.5" "8.6" ]`) shadows the user's
 # `config.cudaCapabilities` whatever it feeds.
 # (`cudaArch ? "86"` is judged by the flag it feeds, whose advice is more precise.)
-_CAPABILITY_FORMAL = re.compile(r"^(?:cuda|gpu)(?:Compute)?Capabilities$")
+_CAPABILITY_FORMAL = re.compile(r"^(?:(?:cuda|gpu)(?:Compute)?Capabilities|cudaArch(?:List|s)|cudaArches)$")
 
 
 def _check_capabilities_formal(formal: Node, ctx: Context) -> None:
@@ -332,7 +349,7 @@ def _check_capabilities_formal(formal: Node, ctx: Context) -> None:
 def _advice(variable: str) -> str:
     if variable == "TORCH_CUDA_ARCH_LIST":
         return "use `cudaPackages.flags.cudaCapabilities` (or `torch.cudaCapabilities`)"
-    if variable.startswith("CUDA_ARCH_"):
+    if variable.startswith("CUDA_ARCH_") or variable in _OTHER_VARIABLES:
         return "build it from `cudaPackages.flags.cudaCapabilities`"
     return f"use `{_ADVICE[variable]}`"
 
@@ -349,7 +366,7 @@ def _check_cmake_setter(apply: Node, ctx: Context) -> None:
     literal = string_literal(arguments[-1])
     if literal is None:
         _report_named_literal(arguments[-1], variable, ctx)
-    elif (_CMAKE_TEXT if variable in ("CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS") else _TORCH_TEXT).fullmatch(literal.strip()):
+    elif (_CMAKE_TEXT if variable in ("CMAKE_CUDA_ARCHITECTURES", "CUDAARCHS") else _ANY_TEXT if variable in _OTHER_VARIABLES else _TORCH_TEXT).fullmatch(literal.strip()):
         _report(ctx, apply, f"`{variable}` is hand-written: {_advice(variable)}")
 
 
