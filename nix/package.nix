@@ -43,6 +43,7 @@ python3Packages.buildPythonApplication {
     python3Packages.lsprotocol
     python3Packages.ahocorasick-rs
     python3Packages.pathspec
+    python3Packages.shtab
   ];
 
   # pyproject.toml pins the versions tested upstream; nixpkgs' tree-sitter and its grammars
