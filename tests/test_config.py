@@ -20,7 +20,7 @@ from cudalint.frontend.config import (
     parse_size,
     select_rules,
 )
-from cudalint.lint.registry import known_codes
+from cudalint.lint.registry import known_codes, stable_codes
 
 FINDING = """{ stdenv, cudatoolkit }:
 stdenv.mkDerivation {
@@ -233,12 +233,13 @@ def test_parse_size_rejects_booleans() -> None:
 # Rule selection (ruff's semantics)
 
 
-def test_select_rules_default_is_every_rule() -> None:
-    assert select_rules([Selection()]) == known_codes()
+def test_select_rules_default_is_every_stable_rule() -> None:
+    assert select_rules([Selection()]) == stable_codes()
+    assert select_rules([Selection()], preview=True) == known_codes()
 
 
 def test_select_rules_layers() -> None:
-    every = known_codes()
+    every = stable_codes()
     config = Selection(select=("CUDA0",), ignore=("CUDA001",))
     cuda0 = {c for c in every if c.startswith("CUDA0")}
     # the config alone
@@ -254,7 +255,7 @@ def test_select_rules_layers() -> None:
 
 
 def test_select_rules_more_specific_selector_wins() -> None:
-    every = known_codes()
+    every = stable_codes()
     # ignore a prefix, select one code in it: the code stays
     assert select_rules([Selection(select=("ALL",), ignore=("CUDA9",), extend_select=("CUDA901",))]) == frozenset({c for c in every if not c.startswith("CUDA9")} | {"CUDA901"})
     # select a prefix, ignore one code: the code goes
