@@ -9,7 +9,9 @@ stand in a dev shell or a NixOS/home-manager module (a shell that needs one CUDA
 the join names the outputs it needs), and a join that names the outputs it needs (getters,
 `x.dev`, packages whose only output is `out`) and is used only as one directory: in strings
 (`CUDA_HOME = "${join}"`, `-I${join}/include`, a path patched into the sources) or as the value
-of a root setting (`CUDA_PATH = join;`), also through the `let` binding that holds it. That is
+of a root setting (`CUDA_PATH = join;`), in `lib.makeLibraryPath`, or as a part of another
+such join, also through the `let` binding that holds it (from the multi-output era on a plain
+package there is CUDA202's finding, not this one's). That is
 the answer this rule gives where a single root is needed. Packages and overrides get the finding.
 
 ## Why
@@ -116,7 +118,7 @@ def check(node: Node, ctx: Context) -> None:
         ref = semantic.cuda_ref(element)
         if ref is not None and catalog.is_cuda_package(ref.package):  # not `backendStdenv.cc`
             whole = whole or ref.output is None
-            unnamed = unnamed or (ref.output is None and not _only_out(ctx, ref.package))
+            unnamed = unnamed or (ref.output is None and not _only_out(ctx, ref.package) and ctx.target.era.id in _WHOLE_OUT)
             if ref.package not in packages:
                 packages.append(ref.package)
     if not packages:
@@ -207,7 +209,18 @@ def _root_use(variable: Node, ctx: Context, depth: int) -> bool:
         if node.parent.type == "apply_expression" and last_name(flatten_apply(node.parent)[0]) not in _STRING_FUNCTIONS:
             break
         node = node.parent
+    if ctx.semantic.search_path_call(node) is not None:
+        return True  # `lib.makeLibraryPath [ join ]`: its `lib` directory, a path
+    site = ctx.semantic.input_site(node)
+    join = _outputs.join_of(ctx, site) if site is not None else None
+    if join is not None and depth <= _MAX_DEPTH:
+        return _only_a_root(join.node, ctx, depth + 1)  # a part of another join that is only a root
     return _only_a_root(node, ctx, depth)
+
+
+# Eras in which a package's `out` holds (or links) every output: a plain package in a join
+# brings all of them; from the multi-output era on CUDA202 reports such an element instead.
+_WHOLE_OUT = frozenset({"single-output", "symlink-farm"})
 
 
 # Functions that keep a path a path: `lib.removeSuffix "-12" join`, `toString join`.
