@@ -15,7 +15,8 @@ tools and hooks in inputs, packages whose only output on the target is `out`
 (`"${cuda_nvcc}/bin/nvcc"`, a joined or propagated `cuda_cccl` are right in the split-redist
 era), header-only packages without a `lib` output in propagated inputs, a propagated input whose
 comment names a header (`cuda_nvrtc # nvrtc.h`: a library whose public headers include it hands
-its `dev` on on purpose), propagated inputs of a
+its `dev` on on purpose), a static output asked for in the symlink-farm era (`(lib.getOutput
+"static" libcublas)` to link statically: CUDA201 judges where it may go), propagated inputs of a
 derivation that declares a `dev` output (they are recorded in that `dev`, for dependents
 compiling against its headers, which may include the CUDA package's: nixpkgs' libcublas
 propagates `cuda_cudart` so), a `buildEnv` with `extraOutputsToInstall` (it names what it
@@ -175,7 +176,8 @@ def check(node: Node, ctx: Context) -> None:
     if era == "symlink-farm":
         where = sorted(attrs & HOST_SIDE_INPUTS)
         # only a linked library's directory ends up in a RUNPATH that keeps the farm alive
-        if where and _outputs.in_every(judged, "lib") and _ships(ctx, root):
+        if where and ref.output != "static" and _outputs.in_every(judged, "lib") and _ships(ctx, root):
+            # (a static output is asked for on purpose, to link statically: no `lib` to name)
             _report_symlink_farm(ctx, ref, root, where[0], judged)
     elif ref.getter is None:
         where = sorted(attrs & PROPAGATED_HOST_INPUTS)
