@@ -22,7 +22,9 @@ Since PR #233581 (2023, `cudaPackages.setupCudaHook: init`), `cuda_nvcc` and `cu
 propagate a setup hook that appends to `NVCC_PREPEND_FLAGS` the host compiler nvcc must use
 (`--compiler-bindir=`/`-ccbin` pointing at `backendStdenv.cc`) and `-Xfatbin=-compress-all`, and to
 `NVCC_APPEND_FLAGS` the `-L`/`-I` flags CMake's CUDA compiler test needs to find `cuda_cudart`.
-The later hooks (`nvccHook`, 2025) export both variables first and append in a pre-configure hook.
+The later hooks (`nvccHook`, 2025) export both variables first and, in a pre-configure hook,
+append `--compiler-bindir=` to `NVCC_APPEND_FLAGS` and `-Xfatbin=-compress-all` to
+`NVCC_PREPEND_FLAGS` (the package set's own tests check that the configure phase sees the latter).
 A phase that assigns the variable instead of appending drops these flags: nvcc then picks the
 default `gcc`, which may be a version nvcc rejects, and fat binaries grow past what links.
 Packages in nixpkgs append (`export NVCC_APPEND_FLAGS+=" ..."`, as nccl and the CUDA tests do).
