@@ -15,7 +15,8 @@ default taken from a dependency's switch (`cudaSupport ? torch.cudaSupport`, als
 without a default, another name's default that reads a choice made elsewhere (`withCuda ?
 cudaSupport`, `enableCuda ? withGpu`, `useCuda ? torch.cudaSupport`), names that are not the
 switch (`enableCudnn`, `cudaArch`), and functions that are not
-callPackage'd packages: an entry file called by hand (its formals carry defaults such as
+callPackage'd packages: an overlay factory (`{ cudaSupport ? true }: final: prev: { ... }`), an
+entry file called by hand (its formals carry defaults such as
 `pkgs ? import <nixpkgs> { }`, `system ? builtins.currentSystem`, or its own `config ? { }`,
 which is not nixpkgs' config, so the fix would break it), inner helpers the file calls itself,
 dev shells and modules.
@@ -167,8 +168,18 @@ def _is_package_function(formal: Node, ctx: Context) -> bool:
     if place.is_shell or place.is_module:
         return False
     if function == ctx.semantic.top_function():
-        return not _entry_point(formals)
+        return not _entry_point(formals) and not _returns_overlay(function)
     return _called_by_call_package(function, ctx)
+
+
+def _returns_overlay(function: Node) -> bool:
+    """`{ cudaSupport ? true, ... }: final: prev: { ... }`: an overlay factory, which callers
+    configure by hand; `callPackage` never calls it, so it has no `config` to read."""
+    body = function.child_by_field_name("body")
+    while body is not None and body.type == "parenthesized_expression":
+        body = body.named_children[0] if body.named_children else None
+    inner = body.child_by_field_name("body") if body is not None and body.type == "function_expression" else None
+    return inner is not None and inner.type == "function_expression"
 
 
 def _entry_point(formals: Node) -> bool:
