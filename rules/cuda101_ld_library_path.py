@@ -14,7 +14,9 @@ and NixOS/home-manager `environment.variables`, `environment.sessionVariables`,
 
 What each context gets (`ctx.place`):
 - a package or an `overrideAttrs`: a warning, with an unsafe fix that removes the entry and
-  adds `autoAddDriverRunpath` to `nativeBuildInputs` (derivation builders only); a wrapper script
+  adds `autoAddDriverRunpath` to `nativeBuildInputs` (derivation builders only; under the
+  condition that set the entry, `lib.optionalString nvidiaSupport ''...''`, else under the file's
+  `cudaSupport` switch where it has one, as CUDA304 asks of the hook); a wrapper script
   (`runCommand`, `writeShellScriptBin`, ...) is told to patch the program it wraps, since a
   launcher of arbitrary programs (nixGL) is the one place `LD_LIBRARY_PATH` belongs;
 - a dev shell (`mkShell`, FHS environments, `devShells`, numtide `devshells`, `shellHook`,
@@ -398,7 +400,7 @@ def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[
     call = ctx.semantic.enclosing_call(at)
     if call is None or call.node != call_node:
         return None
-    addition = _add_hook(ctx, call.attrset, builder, hook)
+    addition = _add_hook(ctx, call.attrset, builder, hook, at)
     if addition is None:
         return None
     changes = edits.merge_edits([*removal, *_formal_edits(ctx, removal, addition, hook)])
@@ -446,7 +448,18 @@ def _unused_formals(ctx: Context, removal: list[Edit]) -> list[Node]:
     return found
 
 
-def _add_hook(ctx: Context, attrset: Node, builder: str | None, hook: str) -> list[Edit] | None:
+def _entry_guard(ctx: Context, at: Node, attrset: Node) -> str | None:
+    """`lib.optionals c ` for an entry that only a condition of the derivation sets
+    (`postInstall = lib.optionalString nvidiaSupport ''...''`): the hook replacing it goes
+    under the same condition."""
+    inner = [g for g in ctx.semantic.guards(at) if attrset.start_byte <= g.condition.start_byte < attrset.end_byte]
+    if len(inner) != 1 or not inner[0].positive or not edits.is_bound(ctx.semantic, attrset, "lib"):
+        return None
+    condition = " ".join(text(inner[0].condition).split())
+    return f"lib.optionals {condition if inner[0].condition.type in {'variable_expression', 'select_expression', 'parenthesized_expression'} else f'({condition})'} "
+
+
+def _add_hook(ctx: Context, attrset: Node, builder: str | None, hook: str, at: Node) -> list[Edit] | None:
     binding = edits.find_binding(attrset, "nativeBuildInputs")
     if binding is not None and elements_of(ctx, attrset, "nativeBuildInputs", DRIVER_HOOKS):
         return []
@@ -459,8 +472,8 @@ def _add_hook(ctx: Context, attrset: Node, builder: str | None, hook: str) -> li
         if previous is None:
             return None  # a new list would replace the package's own nativeBuildInputs
         return [edits.insert_binding(ctx.source, attrset, f"nativeBuildInputs = ({previous}.nativeBuildInputs or [ ]) ++ [ {name} ];"), *formal]
-    guard = switch_guard(attrset, ctx)
-    if guard is not None:  # under the file's switch, as CUDA304 asks of the hook
+    guard = _entry_guard(ctx, at, attrset) or switch_guard(attrset, ctx)
+    if guard is not None:  # under the entry's condition, else the file's switch (as CUDA304 asks of the hook)
         added = edits.add_guarded_input(ctx.source, attrset, "nativeBuildInputs", name, guard)
         return None if added is None else [*added, *formal]
     return [*edits.add_to_input(ctx.source, attrset, "nativeBuildInputs", [name]), *formal]
