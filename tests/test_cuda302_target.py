@@ -84,5 +84,7 @@ def test_fix_all_with_cuda001_adds_cudapackages_once() -> None:
     assert outcome.text == text.replace("stdenv, cudatoolkit", "stdenv, cudaPackages").replace("[ cudatoolkit ]", "[ cudaPackages.cuda_nvcc ]")
     old = LintSettings(enabled=frozenset({"CUDA001", "CUDA302"}), nixpkgs="23.05")
     outcome = fix_file(SourceFile("t.nix", text), old, unsafe=True)
-    assert outcome.text.startswith("{ stdenv, cudaPackages }:\ncudaPackages.backendStdenv.mkDerivation {")
+    formals, _, body = outcome.text.partition(":\n")
+    assert body.startswith("cudaPackages.backendStdenv.mkDerivation {")
+    assert formals.count("cudaPackages") == 1 and "cudatoolkit" not in outcome.text  # (a `stdenv` left unused may go)
     assert not [d for d in outcome.result.diagnostics if d.code == "CUDA302"]
