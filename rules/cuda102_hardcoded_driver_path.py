@@ -7,7 +7,9 @@ Flags the literal driver directory of NixOS, `/run/opengl-driver/lib` and
 path at build time. Not flagged: the path in a Nix comment or in a comment of shell code, paths
 under another root (`${root}/run/opengl-driver/lib`), `meta` text, the script of a test's
 `runCommand` (named `...test...`, in a `tests/` directory, or with `requiredSystemFeatures`:
-a test that checks the driver's mount expects the literal path), and
+a test that checks the driver's mount expects the literal path), a script that makes the
+directory itself (`mkdir -p /run/opengl-driver/lib`, the target of `ln -s`: a container's own
+driver link), and
 `${addDriverRunpath.driverLink}/lib` itself. Whether the path belongs on `LD_LIBRARY_PATH` at
 all is CUDA101's concern; this rule is only about how it is spelled.
 
@@ -111,7 +113,7 @@ def check(node: Node, ctx: Context) -> None:
     for match in _PATH.finditer(data):
         start = node.start_byte + match.start()
         end = node.start_byte + match.end()
-        if not is_host_path(ctx.source.data, start) or in_shell_comment(shell, start) or in_shell_message(shell, start):
+        if not is_host_path(ctx.source.data, start) or in_shell_comment(shell, start) or in_shell_message(shell, start) or _made_here(shell, start):
             continue
         before = _word_before(ctx.source.data, string, start)
         build_flag = _is_build_flag(before, path, shell, start)
@@ -119,6 +121,21 @@ def check(node: Node, ctx: Context) -> None:
             _report_32(ctx, string, (start, end), build_flag)
         else:
             _report(ctx, string, (start, end), build_flag)
+
+
+def _made_here(shell, start: int) -> bool:
+    """The path is the directory a script makes: `mkdir -p /run/opengl-driver/lib`, or the target
+    of `ln -s ... /run/opengl-driver/lib` (`ln -t DIR`): a container's own driver link."""
+    command = shell.command_at(start) if shell is not None else None
+    if command is None or command.name not in {b"mkdir", b"ln"}:
+        return False
+    words = command.words
+    at = next((i for i, w in enumerate(words) if w.start <= start < w.end), None)
+    if at is None:
+        return False
+    if command.name == b"mkdir":
+        return True
+    return at == len(words) - 1 or words[at - 1].plain in {b"-t", b"--target-directory"}
 
 
 def _word_before(data: bytes, string: Node, start: int) -> bytes:
