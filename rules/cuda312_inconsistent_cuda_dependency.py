@@ -236,7 +236,9 @@ def _set_fix(formal: Node, name: str, carrier: str, ctx: Context) -> Fix | None:
         if first is None:
             return None
         line = source.line_of(first.start_byte)
-        added = Edit(source.line_start(line), source.line_start(line), f"{source.indentation_of_line(line)}inherit ({carrier}) cudaPackages;{source.newline}")
+        indent = source.indentation_of_line(line)
+        line = edits.heading_comments_start(source, line, source.line_of(body.start_byte))  # the first binding's comment stays with it
+        added = Edit(source.line_start(line), source.line_start(line), f"{indent}inherit ({carrier}) cudaPackages;{source.newline}")
     else:
         nl = source.newline
         at_line_start = source.line_start(source.line_of(body.start_byte)) == body.start_byte

@@ -235,8 +235,17 @@ def add_to_input(source: SourceFile, attrset: Node, attr: str, items: list[str])
     return [insert_binding(source, attrset, f"{attr} = [ {' '.join(items)} ];")]
 
 
+def heading_comments_start(source: SourceFile, line: int, floor: int) -> int:
+    """The first line of the comment lines right above `line` (below line `floor`), which head
+    what starts there: an insertion before it goes above them."""
+    while line - 1 > floor and source.data[source.line_start(line - 1) : source.line_end(line - 1)].strip().startswith(b"#"):
+        line -= 1
+    return line
+
+
 def insert_binding(source: SourceFile, attrset: Node, binding_text: str) -> Edit:
-    """A new `name = value;` in an attrset, placed first, indented like its siblings."""
+    """A new `name = value;` in an attrset, placed first, indented like its siblings (above the
+    comment lines that head the first binding: they stay with it)."""
     bindings = bindings_of(attrset)
     opening = next(c for c in attrset.children if c.type == "{")
     nl = source.newline
@@ -245,6 +254,7 @@ def insert_binding(source: SourceFile, attrset: Node, binding_text: str) -> Edit
         line = source.line_of(first.start_byte)
         if line != source.line_of(opening.start_byte):
             indent = source.indentation_of_line(line)
+            line = heading_comments_start(source, line, source.line_of(opening.start_byte))
             return Edit(source.line_start(line), source.line_start(line), indent + binding_text + nl)
         return Edit(first.start_byte, first.start_byte, binding_text + " ")
     closing = attrset.children[-1]
