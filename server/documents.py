@@ -4,11 +4,16 @@ Incremental changes are applied to the UTF-8 bytes (the tree's coordinates) and 
 tree-sitter with `Tree.edit`, so the re-parse reuses the unchanged parts of the old tree. The
 old tree is copied before it is edited: a lint of the previous version may still be walking it.
 A document over its size limit (`max-file-size`) is kept without a tree: it is not linted.
+The store parses nothing itself: a snapshot's tree is parsed when first asked for, by a lint on
+a worker thread (a 5 MB document took 5-25 s to parse, which held up every other request when
+done on the protocol thread at each open and edit).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from lsprotocol import types
 from tree_sitter import Point, Tree
@@ -24,10 +29,15 @@ class Snapshot:
     uri: str
     version: int
     source: SourceFile
-    tree: Tree | None  # None: over the size limit, not parsed
+    lazy_tree: LazyTree
     # The edits that led here, oldest first: (the version edited, what the edit changed). Cut
     # at MAX_EDIT_CHAIN steps and emptied when the whole text is replaced.
     history: tuple[tuple[int, Region], ...] = ()
+
+    @property
+    def tree(self) -> Tree | None:
+        """The syntax tree (parsed now if nobody asked before); None over the size limit."""
+        return self.lazy_tree.get()
 
     def changed_since(self, version: int) -> Region | None:
         """What changed from `version` of this document to this one, as one region; None when
@@ -40,6 +50,29 @@ class Snapshot:
                     combined = combined.then(region)
                 return combined
         return None
+
+
+@dataclass(eq=False)
+class LazyTree:
+    """A tree made on first use, once, whichever thread asks first."""
+
+    make: Callable[[], Tree | None] | None
+    _tree: Tree | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def of(cls, tree: Tree | None) -> LazyTree:
+        return cls(None, tree)
+
+    @property
+    def ready(self) -> bool:
+        return self.make is None
+
+    def get(self) -> Tree | None:
+        with self._lock:
+            if self.make is not None:
+                self._tree, self.make = self.make(), None
+            return self._tree
 
 
 # How many versions back a re-lint may reach.
@@ -103,37 +136,55 @@ def apply_changes(source: SourceFile, tree: Tree | None, changes: list[types.Tex
     ones before it produced, and the region they changed (None when the whole text was
     replaced). Parses once, reusing `tree` unless the whole text was replaced; not at all when
     the new text is over `max_size` bytes (the tree is None)."""
-    edited = tree.copy() if tree is not None else None
+    source, edits, region = _apply_text(source, changes)
+    if max_size is not None and len(source.data) > max_size:
+        return source, None, region
+    return source, _reparse(source, tree, edits), region
+
+
+def _apply_text(source: SourceFile, changes: list[types.TextDocumentContentChangeEvent]) -> tuple[SourceFile, list[dict] | None, Region | None]:
+    """The new text, the edits to describe to the old tree (`Tree.edit` arguments; None when the
+    whole text was replaced) and the region changed (None then too)."""
+    edits: list[dict] | None = []
     region: Region | None = None
-    whole = False
     for change in changes:
         data = source.data
         replacement = byte_change(source, change)
-        if edited is not None and isinstance(change, types.TextDocumentContentChangePartial):
+        if edits is not None and isinstance(change, types.TextDocumentContentChangePartial):
             start_point = _point(source, replacement.start)
-            edited.edit(
-                start_byte=replacement.start,
-                old_end_byte=replacement.end,
-                new_end_byte=replacement.start + len(replacement.content),
-                start_point=start_point,
-                old_end_point=_point(source, replacement.end),
-                new_end_point=_end_point(start_point, replacement.content),
+            end_point = _end_point(start_point, replacement.content)
+            old_end = _point(source, replacement.end)
+            edits.append(
+                dict(
+                    start_byte=replacement.start,
+                    old_end_byte=replacement.end,
+                    new_end_byte=replacement.start + len(replacement.content),
+                    start_point=start_point,
+                    old_end_point=old_end,
+                    new_end_point=end_point,
+                )
             )
         else:
-            edited = None
-            whole = True
+            edits = None
         step = Region(replacement.start, replacement.end, replacement.start + len(replacement.content))
         region = step if region is None else region.then(step)
         text = (data[: replacement.start] + replacement.content + data[replacement.end :]).decode("utf-8", "surrogatepass")
         source = SourceFile(source.path, text)
-    if max_size is not None and len(source.data) > max_size:
-        return source, None, None if whole else region
-    tree = parse(source, edited)
-    if edited is not None and tree.root_node.has_error:
+    return source, edits, None if edits is None else region
+
+
+def _reparse(source: SourceFile, tree: Tree | None, edits: list[dict] | None) -> Tree:
+    """`source`'s tree, reusing the old `tree` told about `edits` when there is one."""
+    edited = tree.copy() if tree is not None and edits is not None else None
+    if edited is not None and edits is not None:
+        for edit in edits:
+            edited.edit(**edit)
+    new = parse(source, edited)
+    if edited is not None and new.root_node.has_error:
         # Error recovery depends on the edit history: a fresh parse keeps the findings for this
         # text equal to the command line's.
-        tree = parse(source)
-    return source, tree, None if whole else region
+        new = parse(source)
+    return new
 
 
 class DocumentStore:
@@ -144,7 +195,8 @@ class DocumentStore:
 
     def open(self, uri: str, path: str, version: int, text: str, max_size: int | None = None) -> Snapshot:
         source = SourceFile(path, text)
-        snapshot = Snapshot(uri, version, source, parse(source) if max_size is None or len(source.data) <= max_size else None)
+        over = max_size is not None and len(source.data) > max_size
+        snapshot = Snapshot(uri, version, source, LazyTree.of(None) if over else LazyTree(lambda: parse(source)))
         self._documents[uri] = snapshot
         return snapshot
 
@@ -152,9 +204,16 @@ class DocumentStore:
         current = self._documents.get(uri)
         if current is None:
             return None
-        new_source, tree, region = apply_changes(current.source, current.tree, changes, max_size)
+        new_source, edits, region = _apply_text(current.source, changes)
+        if max_size is not None and len(new_source.data) > max_size:
+            lazy = LazyTree.of(None)
+        else:
+            # The old tree helps only when a lint parsed it; else a fresh parse (no chain of
+            # unparsed versions is kept alive)
+            old = current.lazy_tree.get() if current.lazy_tree.ready else None
+            lazy = LazyTree(lambda: _reparse(new_source, old, edits if old is not None else None))
         history = (current.history + ((current.version, region),))[-MAX_EDIT_CHAIN:] if region is not None else ()
-        snapshot = Snapshot(uri, version, new_source, tree, history)
+        snapshot = Snapshot(uri, version, new_source, lazy, history)
         self._documents[uri] = snapshot
         return snapshot
 

@@ -145,3 +145,28 @@ def test_a_products_version_is_not_claimed_for_older_targets() -> None:
     new = package_markdown("cudnn", LintSettings(nixpkgs="25.11"))
     assert old is not None and new is not None
     assert f"(in {SNAPSHOT}; this target's is older)" in old and SNAPSHOT not in new
+
+
+def test_the_document_store_parses_only_when_a_tree_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening and editing a document parses nothing on the protocol thread (a 5 MB document
+    took seconds per parse); the first lint parses once, and the edit after it re-parses from
+    that tree, like a fresh parse of the text."""
+    from cudalint.server import documents
+
+    parses = []
+    real_parse = documents.parse
+
+    def counting(source, old_tree=None):
+        parses.append(old_tree is not None)
+        return real_parse(source, old_tree)
+
+    monkeypatch.setattr(documents, "parse", counting)
+    text = "{ stdenv, cudatoolkit }:\nstdenv.mkDerivation {\n  nativeBuildInputs = [ cudatoolkit ];\n}\n"
+    store = documents.DocumentStore()
+    opened = store.open("file:///a.nix", "/a.nix", 1, text)
+    edited = store.change("file:///a.nix", 2, [_change(opened.source, 0, 0, "# a\n")])
+    assert parses == [] and edited is not None
+    assert edited.tree is not None and parses == [False]  # (the version before was never parsed)
+    again = store.change("file:///a.nix", 3, [_change(edited.source, 0, 0, "# b\n")])
+    assert again is not None and again.tree is not None and parses == [False, True]
+    assert str(again.tree.root_node) == str(parse(again.source).root_node)
