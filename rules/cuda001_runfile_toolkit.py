@@ -251,18 +251,38 @@ def _neighbours(root: Node, advice: Advice, ctx: Context) -> list[tuple[Node, Ad
 def _references_by_line(container: Node, ctx: Context) -> dict[tuple[int, str], list[tuple[Node, Advice]]]:
     """The toolkit references a string's interpolations or a list's elements are, by line and
     advice."""
+    data = ctx.source.data
     if container.type == "list_expression":
-        candidates = edits.list_elements(container)
+        candidates = _elements_naming_a_toolkit(container, data)
     else:
         candidates = [c.named_children[0] for c in container.children if c.type == "interpolation" and c.named_children]
     found: dict[tuple[int, str], list[tuple[Node, Advice]]] = {}
     for candidate in candidates:
+        if data.find(b"cudatoolkit", candidate.start_byte, candidate.end_byte) < 0:
+            continue  # (a direct toolkit reference spells its name)
         variable = next((n for n in descendants(candidate) if n.type == "variable_expression"), None)
         other = _toolkit_root(variable, ctx) if variable is not None else None
         if other is not None and other[0] == candidate:
             advice = _advice(candidate, other[1], ctx)
             found.setdefault((ctx.source.line_of(candidate.start_byte), advice.key), []).append((candidate, advice))
     return found
+
+
+def _elements_naming_a_toolkit(container: Node, data: bytes) -> list[Node]:
+    """The elements of a list whose text names a toolkit, without reading every element when
+    few do (a generated list of millions of names ending in `cudatoolkit`)."""
+    mentions = data.count(b"cudatoolkit", container.start_byte, container.end_byte)
+    if mentions * 64 >= container.named_child_count:
+        return edits.list_elements(container)
+    found: dict[tuple[int, int], Node] = {}
+    at = data.find(b"cudatoolkit", container.start_byte, container.end_byte)
+    while at >= 0:
+        cursor = container.walk()
+        element = cursor.node if cursor.goto_first_child_for_byte(at) is not None else None
+        if element is not None and cursor.field_name == "element" and element.start_byte <= at:
+            found.setdefault((element.start_byte, element.end_byte), element)
+        at = data.find(b"cudatoolkit", at + 1, container.end_byte)
+    return list(found.values())
 
 
 _VERBS = {"points": "point", "joins": "join", "is": "are", "puts": "put", "installs": "install", "gives": "give"}
