@@ -111,7 +111,7 @@ from cudalint.nix.shell import Command, ShellText, Word
 from cudalint.nix.syntax import ATTRSET_TYPES, attrpath_names, binding_value, string_literal, text
 from cudalint.rules._cuda_switch import switch_guard
 from cudalint.rules._driver import CUDA, DRIVER, LD, LINK, OTHER, SELF_REFERENCE, classify_expression, classify_shell_word, describe, driver_runpath_name, fixable_call
-from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, DRIVER_HOOKS, driver_hook, elements_of, hook_isolation, hook_reference
+from cudalint.rules._runpath_hooks import ADD_FUNCTIONS, DRIVER_HOOKS, driver_hook, elements_of, formals_isolation, hook_isolation, hook_reference
 
 RULE = Rule(
     code="CUDA101",
@@ -406,7 +406,10 @@ def _fix(ctx: Context, place: Place, at: Node, classes: set[str], removal: list[
     changes = edits.merge_edits([*removal, *_formal_edits(ctx, removal, addition, hook)])
     if any(b.start < a.end for a, b in zip(changes, changes[1:])):
         return None
-    return Fix(f"Remove the `LD_LIBRARY_PATH` entry and add `{hook}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes), hook_isolation(ctx, call.attrset, changes))
+    # only a fix that adds the hook must be alone in its pass; once the hook is there, the
+    # removals of every entry go together (thousands of entries: one more pass, not thousands)
+    isolation = hook_isolation(ctx, call.attrset, changes) if addition else formals_isolation(ctx, changes)
+    return Fix(f"Remove the `LD_LIBRARY_PATH` entry and add `{hook}` to `nativeBuildInputs`", Applicability.UNSAFE, tuple(changes), isolation)
 
 
 def _formal_edits(ctx: Context, removal: list[Edit], addition: list[Edit], hook: str) -> list[Edit]:

@@ -119,6 +119,8 @@ from cudalint.rules._cuda_compilation import builds_with_cmake
 
 RULE = Rule(
     code="CUDA202",
+    preview=True,  # below 0.95 on the corpora: off by default until it passes
+    precision="0.80 (8 true of 10 judged findings on the real-world corpora, 2026-11-25; tests/realworld/)",
     name="missing-explicit-output",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,

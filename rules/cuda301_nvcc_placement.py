@@ -74,6 +74,8 @@ from cudalint.rules._input_lists import list_choice_severity
 
 RULE = Rule(
     code="CUDA301",
+    preview=True,  # below 0.95 on the corpora: off by default until it passes
+    precision="0.67 (4 true of 6 judged findings on the real-world corpora, 2026-11-25; tests/realworld/)",
     name="nvcc-placement",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,

@@ -103,6 +103,8 @@ _ARCH_LIST = "TORCH_CUDA_ARCH_LIST"
 
 RULE = Rule(
     code="CUDA312",
+    preview=True,  # below 0.95 on the corpora: off by default until it passes
+    precision="0.83 (10 true of 12 judged findings on the real-world corpora, 2026-11-25; tests/realworld/)",
     name="inconsistent-cuda-dependency",
     severity=Severity.WARNING,
     fix=Applicability.UNSAFE,

@@ -847,10 +847,19 @@ def _input_key(semantic: Semantic, element: Node) -> str:
     return spelled.removeprefix("pkgs.")
 
 
+# Finding a list's input attribute climbs its ancestors: over a machine-made file with thousands
+# of list literals (a `++` chain 3,000 long) that is quadratic, and no fix writes such files.
+MAX_TIDIED_LISTS = 500
+
+
 def _input_lists(semantic: Semantic) -> list[tuple[str, Node]]:
-    """The list literals directly holding elements of an input attribute, with the attribute."""
-    found = []
-    for listing in semantic.nodes_of_type("list_expression"):
+    """The list literals directly holding elements of an input attribute, with the attribute
+    (none in a file of more than MAX_TIDIED_LISTS lists: fix-all then leaves copies alone)."""
+    found: list[tuple[str, Node]] = []
+    listings = semantic.nodes_of_type("list_expression")
+    if len(listings) > MAX_TIDIED_LISTS:
+        return found
+    for listing in listings:
         elements = list_elements(listing)
         site = semantic.input_site(elements[0]) if elements else None
         if site is not None and site.list_node == listing:

@@ -44,23 +44,28 @@ class _Spans:
     """Non-overlapping byte spans chosen so far, sorted, for O(log n) conflict checks.
 
     Edits that meet also conflict (`_touches`): insertions at one point, whose order would be
-    arbitrary, and an insertion right after a node another fix rewrites."""
+    arbitrary, and an insertion right after a node another fix rewrites. Two deletions that meet
+    do not: nothing is written between them (thousands of adjacent lines removed in one pass)."""
 
     def __init__(self) -> None:
         self._starts: list[int] = []
         self._ends: list[int] = []
+        self._deletions: list[bool] = []
 
-    def conflicts(self, start: int, end: int) -> bool:
+    def conflicts(self, start: int, end: int, deletion: bool = False) -> bool:
         index = bisect.bisect_right(self._starts, start)
         for neighbour in (index - 1, index):
-            if 0 <= neighbour < len(self._starts) and _touches((start, end), (self._starts[neighbour], self._ends[neighbour])):
-                return True
+            if 0 <= neighbour < len(self._starts):
+                other = (self._starts[neighbour], self._ends[neighbour])
+                if _overlaps((start, end), other) if deletion and self._deletions[neighbour] and start < end and other[0] < other[1] else _touches((start, end), other):
+                    return True
         return False
 
-    def add(self, start: int, end: int) -> None:
+    def add(self, start: int, end: int, deletion: bool = False) -> None:
         index = bisect.bisect_right(self._starts, start)
         self._starts.insert(index, start)
         self._ends.insert(index, end)
+        self._deletions.insert(index, deletion)
 
 
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -90,8 +95,8 @@ def select_fixes(diagnostics: list[Diagnostic], unsafe: bool) -> list[tuple[Diag
         assert fix is not None
         if fix.isolation is not None and fix.isolation in groups:
             continue
-        own = sorted((e.start, e.end) for e in fix.edits)
-        if any(_overlaps(a, b) for a, b in zip(own, own[1:])) or any(taken.conflicts(*span) for span in own):
+        own = sorted((e.start, e.end, not e.content) for e in fix.edits)
+        if any(_overlaps(a[:2], b[:2]) for a, b in zip(own, own[1:])) or any(taken.conflicts(*span) for span in own):
             continue
         chosen.append((diagnostic, fix))
         for span in own:
@@ -124,8 +129,7 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
     baseline_errors = result.syntax_errors
     outcome = FixOutcome(source.text, source.text, result, scope=scope)
     rejected: set[tuple[str, int, int, str]] = set()
-    original = _semantic(source, result)
-    used_before, inputs_before = edit_builders.used_formals(original), edit_builders.input_counts(original)
+    before = _Before(source, result)
     # every pass re-lints the file: the loop as a whole keeps to the time budget of one lint
     deadline = time.monotonic() + settings.time_budget
     for _ in range(MAX_PASSES):
@@ -135,7 +139,7 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
             pending = outcome.scope.select(pending)
         chosen = select_fixes(pending, unsafe)
         if not chosen:
-            if not outcome.changed or not _tidy(outcome, used_before, inputs_before, baseline_errors, settings):
+            if not outcome.changed or time.monotonic() > deadline or not _tidy(outcome, before, baseline_errors, settings):
                 break
             continue
         if time.monotonic() > deadline:
@@ -170,20 +174,43 @@ def fix_file(source: SourceFile, settings: LintSettings, unsafe: bool = False, f
         rejected = set()
         # before the next pass moves one copy elsewhere (under a guard, to another list)
         current = outcome.result.source
-        _apply_tidying(outcome, edit_builders.remove_duplicated_inputs(current, _semantic(current, outcome.result), inputs_before), baseline_errors, settings)
+        if time.monotonic() <= deadline:
+            _apply_tidying(outcome, edit_builders.remove_duplicated_inputs(current, _semantic(current, outcome.result), before.inputs), baseline_errors, settings)
     return outcome
+
+
+class _Before:
+    """The original file's formals in use and input counts, which tidying compares with: read
+    only once a fix has changed the file (a file nothing fixes pays nothing for them)."""
+
+    def __init__(self, source: SourceFile, result: LintResult) -> None:
+        self._source, self._result = source, result
+        self._used: tuple[frozenset[str], frozenset[str]] | None = None
+        self._inputs: dict[tuple[str, ...], int] | None = None
+
+    @property
+    def used(self) -> tuple[frozenset[str], frozenset[str]]:
+        if self._used is None:
+            self._used = edit_builders.used_formals(_semantic(self._source, self._result))
+        return self._used
+
+    @property
+    def inputs(self) -> dict[tuple[str, ...], int]:
+        if self._inputs is None:
+            self._inputs = edit_builders.input_counts(_semantic(self._source, self._result))
+        return self._inputs
 
 
 def _semantic(source: SourceFile, result: LintResult) -> Semantic:
     return Semantic(result.tree if result.tree is not None else parse(source), source)
 
 
-def _tidy(outcome: FixOutcome, used_before: tuple[frozenset[str], frozenset[str]], inputs_before: dict[tuple[str, ...], int], baseline_errors: int, settings: LintSettings) -> bool:
+def _tidy(outcome: FixOutcome, before: _Before, baseline_errors: int, settings: LintSettings) -> bool:
     """Remove inputs the fixes listed twice, else the formals they left unused (see the module
     docstring); whether anything went."""
     current = outcome.result.source
     semantic = _semantic(current, outcome.result)
-    removals = edit_builders.remove_duplicated_inputs(current, semantic, inputs_before) or edit_builders.remove_orphaned_formals(current, semantic, used_before)
+    removals = edit_builders.remove_duplicated_inputs(current, semantic, before.inputs) or edit_builders.remove_orphaned_formals(current, semantic, before.used)
     return _apply_tidying(outcome, removals, baseline_errors, settings)
 
 
