@@ -9,33 +9,8 @@
 
 ;;; Code:
 
-(require 'package)
-(package-initialize)
-(require 'cl-lib)
-(require 'eglot)
-(require 'flymake)
-
-(defconst cudalint-test-timeout 30 "Seconds to wait for each step.")
-
-(defun cudalint-test-say (format-string &rest args)
-  (princ (concat (apply #'format format-string args) "\n") #'external-debugging-output))
-
-(defun cudalint-test-fail (format-string &rest args)
-  (cudalint-test-say "cudalint flymake FAILED: %s" (apply #'format format-string args))
-  (kill-emacs 1))
-
-(defun cudalint-test-wait (what predicate)
-  "Wait until PREDICATE holds; Flymake's idle timers never fire in batch, so start a check by
-hand now and then (not on every turn: a new check cancels the `cudalint check' under way)."
-  (let ((deadline (+ (float-time) cudalint-test-timeout))
-        (next-check 0))
-    (while (not (funcall predicate))
-      (when (> (float-time) deadline)
-        (cudalint-test-fail "timed out waiting for %s" what))
-      (accept-process-output nil 0.1)
-      (when (and (bound-and-true-p flymake-mode) (> (float-time) next-check))
-        (setq next-check (+ (float-time) 3))
-        (flymake-start nil t)))))
+(load (expand-file-name "emacs_test_support" (file-name-directory load-file-name)) nil t)
+(setq cudalint-test-name "flymake")
 
 (defun cudalint-test-run (file)
   (add-to-list 'load-path (getenv "CUDALINT_EMACS_DIR"))
@@ -58,7 +33,8 @@ hand now and then (not on every turn: a new check cancels the `cudalint check' u
     (cudalint-test-fail "cudalint's backend is gone: %S" flymake-diagnostic-functions))
   (cudalint-test-wait "cudalint's diagnostic"
                       (lambda () (cl-some (lambda (d) (string-prefix-p "CUDA102 " (flymake-diagnostic-text d)))
-                                          (flymake-diagnostics))))
+                                          (flymake-diagnostics)))
+                      3)
   (let* ((diagnostic (cl-find-if (lambda (d) (string-prefix-p "CUDA102 " (flymake-diagnostic-text d)))
                                  (flymake-diagnostics)))
          (covered (buffer-substring-no-properties (flymake-diagnostic-beg diagnostic)
@@ -75,7 +51,8 @@ hand now and then (not on every turn: a new check cancels the `cudalint check' u
     (insert "${addDriverRunpath.driverLink}/lib")
     (cudalint-test-wait "the diagnostic to clear"
                         (lambda () (not (cl-some (lambda (d) (string-prefix-p "CUDA102 " (flymake-diagnostic-text d)))
-                                                 (flymake-diagnostics)))))
+                                                 (flymake-diagnostics))))
+                        3)
     (cudalint-test-say "cudalint flymake: ok")
     (kill-emacs 0)))
 

@@ -11,31 +11,8 @@
 
 ;;; Code:
 
-(require 'package)
-(package-initialize)
-(require 'cl-lib)
-(require 'eglot)
-(require 'flymake)
-
-(defconst cudalint-test-timeout 30 "Seconds to wait for each step.")
-
-(defun cudalint-test-say (format-string &rest args)
-  (princ (concat (apply #'format format-string args) "\n") #'external-debugging-output))
-
-(defun cudalint-test-fail (format-string &rest args)
-  (cudalint-test-say "cudalint round trip FAILED: %s" (apply #'format format-string args))
-  (kill-emacs 1))
-
-(defun cudalint-test-wait (what predicate)
-  "Wait until PREDICATE holds, running the event loop; fail after the timeout."
-  (let ((deadline (+ (float-time) cudalint-test-timeout)))
-    (while (not (funcall predicate))
-      (when (> (float-time) deadline)
-        (cudalint-test-fail "timed out waiting for %s" what))
-      (accept-process-output nil 0.1)
-      ;; Flymake's idle timers never fire in batch: start a check by hand.
-      (when (bound-and-true-p flymake-mode)
-        (flymake-start nil t)))))
+(load (expand-file-name "emacs_test_support" (file-name-directory load-file-name)) nil t)
+(setq cudalint-test-name "round trip")
 
 (defun cudalint-test-diagnostics ()
   (cl-remove-if-not (lambda (d) (string-match-p "CUDA[0-9]+" (flymake-diagnostic-text d)))
