@@ -57,7 +57,7 @@ def expected(target: str) -> set[tuple[int, str]]:
 
 def findings(folder: Path, monkeypatch, capsys, *flags: str) -> set[tuple[int, str]]:
     monkeypatch.chdir(folder)
-    main(["check", "--select", "CUDA004,CUDA202", "--output-format", "json", *flags, "package.nix"])
+    main(["check", "--preview", "--select", "CUDA004,CUDA202", "--output-format", "json", *flags, "package.nix"])
     return {(d["location"]["row"], d["code"]) for d in json.loads(capsys.readouterr().out)}
 
 
@@ -87,6 +87,6 @@ def test_flake_lock_selects_the_era(target: str, folder: Path, monkeypatch, caps
 def test_messages_leave_the_target_to_the_report(folder: Path, monkeypatch, capsys) -> None:
     """The target is stated once per run by the reporters, not at the end of every message."""
     monkeypatch.chdir(folder)
-    main(["check", "--select", "CUDA004,CUDA202", "--output-format", "json", "--nixpkgs", "24.05", "package.nix"])
+    main(["check", "--preview", "--select", "CUDA004,CUDA202", "--output-format", "json", "--nixpkgs", "24.05", "package.nix"])
     messages = [d["message"] for d in json.loads(capsys.readouterr().out)]
     assert messages and not any("assumed" in m or "24.05" in m or "--nixpkgs" in m for m in messages)

@@ -27,7 +27,7 @@ import pytest
 from cudalint.knowledge import reference
 from cudalint.lint.engine import LintResult, lint
 from cudalint.lint.fixing import fix_file
-from cudalint.lint.registry import all_rules
+from cudalint.lint.registry import all_rules, known_codes
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.parsing import parse
 from cudalint.nix.semantic import Semantic
@@ -171,7 +171,7 @@ def problems_of(before: str, first: LintResult, after: str, final: LintResult) -
 @cache
 def fixed(name: str, era: str) -> tuple[str, LintResult, LintResult]:
     before = INPUTS[name]
-    settings = LintSettings(nixpkgs=era, cuda=fixture_target(before).get("cuda", ()))  # type: ignore[arg-type]
+    settings = LintSettings(enabled=known_codes(), nixpkgs=era, cuda=fixture_target(before).get("cuda", ()))  # type: ignore[arg-type]
     source = SourceFile(name, before)
     first = lint(source, settings)
     if not any(d.fix is not None for d in first.diagnostics):
@@ -214,7 +214,7 @@ def test_fix_all_regressions_give_the_expected_text(path: Path) -> None:
     """Each regression of issue 22 (header comment: what went wrong) fixed as a maintainer would."""
     text_ = path.read_text(encoding="utf-8")
     target = fixture_target(text_)
-    settings = LintSettings(**target)  # type: ignore[arg-type]
+    settings = LintSettings(enabled=known_codes(), **target)  # type: ignore[arg-type]
     outcome = fix_file(SourceFile(path.name, text_), settings, unsafe=True)
     assert outcome.text == path.with_suffix(".after").read_text(encoding="utf-8")
 

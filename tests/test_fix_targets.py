@@ -20,7 +20,7 @@ import pytest
 from cudalint.knowledge import reference
 from cudalint.lint.engine import lint
 from cudalint.lint.fixing import fix_file
-from cudalint.lint.registry import all_rules
+from cudalint.lint.registry import all_rules, known_codes
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.source import SourceFile
 
@@ -110,7 +110,7 @@ def absent_advice(message: str, text: str, nixpkgs: str | None) -> list[str]:
 @pytest.mark.parametrize("nixpkgs", TARGETS, ids=lambda t: t or "unstable")
 def test_fix_all_writes_only_names_the_target_has(nixpkgs) -> None:
     # no time budget: a loaded machine must not end fix-all early (and hide a fix)
-    settings = LintSettings(nixpkgs=nixpkgs, time_budget=float("inf"))
+    settings = LintSettings(enabled=known_codes(), nixpkgs=nixpkgs, time_budget=float("inf"))
     described = reference.target(nixpkgs).describe()
     failures = []
     for label, text in inputs():
@@ -225,7 +225,7 @@ stdenv.mkDerivation {
     [("23.11", "cudaPackages.autoAddOpenGLRunpathHook", "autoAddDriverRunpath"), ("24.05", "autoAddDriverRunpath", "autoAddOpenGLRunpathHook")],
 )
 def test_the_driver_hook_fix_writes_the_targets_hook(nixpkgs, hook, absent) -> None:
-    fixed = fix_file(SourceFile("viewer.nix", WRAPPED), LintSettings(nixpkgs=nixpkgs), unsafe=True).text
+    fixed = fix_file(SourceFile("viewer.nix", WRAPPED), LintSettings(enabled=known_codes(), nixpkgs=nixpkgs), unsafe=True).text
     assert hook in fixed and absent not in fixed, fixed
     # CUDA101 and CUDA108 do not both add it (a callPackage file taking `config` gets it as a formal, not through `pkgs`)
     assert fixed.split("}:", 1)[1].count(hook.rsplit(".", 1)[-1]) == 1 and "pkgs" not in fixed, fixed

@@ -24,7 +24,7 @@ import pytest
 from cudalint.lint.engine import lint
 from cudalint.lint.fixing import apply_edits, fix_file
 from cudalint.lint.model import Applicability
-from cudalint.lint.registry import all_rules
+from cudalint.lint.registry import all_rules, known_codes
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.parsing import parse
 from cudalint.nix.semantic import Semantic
@@ -48,7 +48,7 @@ def outcomes(path: Path, nixpkgs: str | None = None) -> list[tuple[str, str]]:
     """(what was applied, the fixed text): fix-all with unsafe fixes, and each fix alone."""
     text = path.read_text(encoding="utf-8")
     target = fixture_target(text)
-    settings = LintSettings(nixpkgs=nixpkgs or target.get("nixpkgs"), cuda=target.get("cuda", ()))  # type: ignore[arg-type]
+    settings = LintSettings(enabled=known_codes(), nixpkgs=nixpkgs or target.get("nixpkgs"), cuda=target.get("cuda", ()))  # type: ignore[arg-type]
     source = SourceFile(path.name, text)
     result = lint(source, settings)
     found = [("fix-all", fix_file(source, settings, unsafe=True, first=result).text)]
