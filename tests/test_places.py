@@ -183,11 +183,11 @@ def check_json(tmp_path, monkeypatch, capsys, path: str, code: str, *extra: str,
     monkeypatch.chdir(tmp_path)
     if stdin:
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(code.encode())))
-        argv = ["check", "--isolated", "--output-format", "json", *extra, "--stdin-filename", path, "-"]
+        argv = ["check", "--isolated", "--preview", "--output-format", "json", *extra, "--stdin-filename", path, "-"]
     else:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(code)
-        argv = ["check", "--isolated", "--output-format", "json", *extra, path]
+        argv = ["check", "--isolated", "--preview", "--output-format", "json", *extra, path]
     main(argv)
     return json.loads(capsys.readouterr().out)
 
