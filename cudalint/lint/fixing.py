@@ -116,6 +116,7 @@ class FixOutcome:
     dropped: list[tuple[str, str]] = field(default_factory=list)  # fixes that broke parsing
     out_of_time: bool = False  # the time budget ended the loop with fixes left to apply
     scope: Scope | None = None  # `--new-from-rev`: the new regions of `text`
+    tidied: bool = False  # inputs listed twice or formals left unused by the fixes were removed
 
     @property
     def changed(self) -> bool:
@@ -223,6 +224,7 @@ def _apply_tidying(outcome: FixOutcome, removals: list[Edit], baseline_errors: i
         return False
     outcome.text = candidate.source.text
     outcome.result = candidate
+    outcome.tidied = True
     if outcome.scope is not None:
         outcome.scope = outcome.scope.moved(removals)
     return True
