@@ -14,6 +14,7 @@ from cudalint.frontend.config import ConfigError, FileSettings, Resolver, load_c
 from cudalint.lint import engine
 from cudalint.lint.engine import lint
 from cudalint.lint.fixing import fix_file
+from cudalint.lint.registry import known_codes
 from cudalint.lint.settings import DEFAULT_TIME_BUDGET, LintSettings
 from cudalint.nix import parsing
 from cudalint.nix.source import SourceFile
@@ -120,7 +121,7 @@ def test_checking_the_patterns_first_finds_what_the_walk_in_order_finds(monkeypa
     from nix_generator import dense_list
 
     source = SourceFile("dense.nix", dense_list(5).decode())
-    settings = LintSettings(time_budget=600.0)
+    settings = LintSettings(enabled=known_codes(), time_budget=600.0)
     in_order = lint(source, settings)
     monkeypatch.setattr(engine, "_LARGE_TREE", 0)
     hot_first = lint(source, settings)

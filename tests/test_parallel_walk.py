@@ -219,7 +219,9 @@ def test_check_reports_the_same_for_any_jobs(tmp_path, monkeypatch, capsys, subt
 def test_a_fix_run_writes_the_same_files_for_any_jobs(tmp_path, monkeypatch, capsys, subtrees) -> None:
     top = tree_without_outside_links(tmp_path)
     code, out, err = check_both(["--fix", "--unsafe-fixes"], top, monkeypatch, capsys)
-    assert subtrees and code == 0  # every finding had a fix
+    # every finding had a fix; the files reached through g/to-outside (a symlink out of the
+    # checked tree) are reported and not written (issue 23)
+    assert subtrees and code == 2 and err.count("outside the checked files and directories") == 2
     written = (tmp_path / "jobs2" / "tree" / "top.nix").read_text()
     assert written != FINDING and (tmp_path / "jobs2" / "tree" / "h" / "sub0" / "hard.nix").read_text() == written
     assert check_both(["--diff"], top, monkeypatch, capsys)[0] == 1
@@ -228,7 +230,8 @@ def test_a_fix_run_writes_the_same_files_for_any_jobs(tmp_path, monkeypatch, cap
 def test_add_suppressions_agrees_for_any_jobs(tmp_path, monkeypatch, capsys, subtrees) -> None:
     top = tree_without_outside_links(tmp_path)
     code, out, err = check_both(["--add-suppressions"], top, monkeypatch, capsys)
-    assert subtrees and code == 1 and "Added 2" in err  # the unused suppressions (CUDA901) are left
+    # the file reached through g/to-outside (a symlink out of the checked tree) is reported, not written
+    assert subtrees and code == 2 and "Added 20 suppression comments" in err and "symlink to outside/shared.nix, outside the checked" in err
 
 
 def test_a_broken_configuration_deep_in_the_tree_stops_a_fix_run_before_writing(tmp_path, monkeypatch, capsys, subtrees) -> None:
