@@ -10,6 +10,7 @@ import pytest
 from tree_sitter import Point
 
 from cudalint.lint.engine import lint, relint
+from cudalint.lint.registry import known_codes
 from cudalint.lint.settings import LintSettings
 from cudalint.nix.parsing import parse
 from cudalint.nix.source import SourceFile
@@ -17,7 +18,7 @@ from cudalint.nix.syntax import descendants
 
 # Syntax-error fixtures are left out: the fast path never applies to a file with errors.
 FIXTURES = sorted(p for p in (Path(__file__).parent / "fixtures" / "rules").glob("*/fire_*.nix") if p.parent.name != "CUDA900")
-SETTINGS = LintSettings()
+SETTINGS = LintSettings(enabled=known_codes())  # every rule, those in preview too
 
 
 def _point(source: SourceFile, offset: int) -> Point:
