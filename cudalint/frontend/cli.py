@@ -128,7 +128,9 @@ def _source_commit() -> str | None:
         done = subprocess.run(["git", "-C", os.path.dirname(package), "describe", "--always", "--dirty", "--abbrev=12"], capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
 
 
 def build_parser() -> argparse.ArgumentParser:

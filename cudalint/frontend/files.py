@@ -319,7 +319,7 @@ def write_atomic(path: str, data: bytes, expected: bytes) -> None:
     real = os.path.realpath(path)
     if not _inside_roots(real):
         # the target as the working directory reaches it: runs in different places say the same
-        shown = os.path.relpath(real) if not real.startswith("/") or os.path.commonpath([real, os.getcwd()]) != "/" else real
+        shown = os.path.relpath(real) if os.path.commonpath([real, os.getcwd()]) != os.sep else real
         raise WriteError(f"not written: it is a symlink to {shown}, outside the checked files and directories")
     try:
         info = os.stat(real)
